@@ -1,0 +1,55 @@
+# Voicebox. `make run` opens the app, `make test` runs every test layer; both install what is missing.
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
+TAGS    := desktop,production,webkit2_41
+BIN     := build/bin/voicebox
+GO      ?= go
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+FUZZTIME ?= 10s
+
+.PHONY: run build serve test test-go test-js test-desktop fuzz bench deps deps-test clean wails-dev
+
+run: build
+	./$(BIN)
+
+build: deps
+	$(GO) build -tags $(TAGS) -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+serve: build
+	./$(BIN) serve
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+# Every layer: vet, Go unit/HTTP/browser tests under -race, the JavaScript twins, the real desktop binary,
+# and a bounded fuzz run of each target.
+test: deps-test build
+	$(GO) vet -tags $(TAGS) ./...
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
+	$(MAKE) test-js
+	$(MAKE) fuzz FUZZTIME=8s
+
+test-js:
+	node --test $$(git ls-files '*.test.mjs')
+
+fuzz:
+	@for pkg in $$($(GO) list ./backend/...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -tags $(TAGS) ./backend/...
+
+# Contributors with the Wails CLI can use live reload; see README.
+wails-dev:
+	wails dev -tags webkit2_41
+
+clean:
+	rm -rf build/bin

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/menu"
+	"github.com/wailsapp/wails/v2/pkg/menu/keys"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/voicebox/voicebox/backend/cli"
+	"github.com/voicebox/voicebox/backend/config"
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/frontend"
+)
+
+// App is the desktop window's life: it starts the host, forwards the host's events to the room, and owns
+// the menu, the dialogs and the files the person drops or opens.
+type App struct {
+	ctx   context.Context
+	host  *host.Host
+	files []string // from the command line, opened once the window starts
+	cwd   string
+}
+
+// runDesktop opens the window and blocks until it closes.
+func runDesktop(cmd cli.Command) int {
+	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
+	if err != nil {
+		return fail(err)
+	}
+	h, err := host.New(paths)
+	if err != nil {
+		return fail(err)
+	}
+	cwd, _ := os.Getwd()
+	app := &App{host: h, files: cmd.Files, cwd: cwd}
+	room := &RoomService{app: app}
+	err = wails.Run(&options.App{
+		Title:     "Voicebox",
+		Width:     1280,
+		Height:    820,
+		MinWidth:  760,
+		MinHeight: 480,
+		AssetServer: &assetserver.Options{
+			Assets: frontend.Room(),
+		},
+		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
+		Menu:             app.menu(),
+		OnStartup:        app.startup,
+		Bind:             []any{h.StoreService, h.DocumentService, room},
+		ErrorFormatter:   services.FormatError,
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId:               instanceID(paths.Data),
+			OnSecondInstanceLaunch: app.secondInstance,
+		},
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// instanceID keys the single-instance lock by data folder, so two Voiceboxes on different data folders
+// (a test beside a person's own) do not hand files to each other.
+func instanceID(data string) string {
+	sum := sha256.Sum256([]byte(data))
+	return "dev.voicebox.desktop." + hex.EncodeToString(sum[:6])
+}
+
+func (a *App) startup(ctx context.Context) {
+	a.ctx = ctx
+	if err := a.host.Start(ctx); err != nil {
+		runtime.LogErrorf(ctx, "start: %v", err)
+	}
+	evs, cancel := a.host.Bus.Subscribe(256)
+	go func() {
+		defer cancel()
+		for ev := range evs {
+			runtime.EventsEmit(ctx, ev.Name, ev.Data)
+		}
+	}()
+	go func() { <-ctx.Done(); cancel() }()
+	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { a.host.OpenFiles("", paths) })
+	if len(a.files) > 0 {
+		a.host.OpenFiles(a.cwd, a.files)
+	}
+}
+
+// secondInstance takes the files of a second launch into this window.
+func (a *App) secondInstance(data options.SecondInstanceData) {
+	cmd, err := cli.Parse(data.Args)
+	if err != nil || a.ctx == nil {
+		return
+	}
+	a.host.OpenFiles(data.WorkingDirectory, cmd.Files)
+	runtime.WindowUnminimise(a.ctx)
+	runtime.WindowShow(a.ctx)
+}
+
+func (a *App) menu() *menu.Menu {
+	m := menu.NewMenu()
+	file := m.AddSubmenu("File")
+	file.AddText("Open Folder…", keys.Combo("o", keys.CmdOrCtrlKey, keys.ShiftKey), func(*menu.CallbackData) { a.openFolder() })
+	file.AddText("Open File…", keys.CmdOrCtrl("o"), func(*menu.CallbackData) { a.openFiles() })
+	file.AddSeparator()
+	file.AddText("Save Page to Shelf", keys.CmdOrCtrl("s"), func(*menu.CallbackData) {
+		a.host.Bus.Publish(events.SavePage, nil)
+	})
+	file.AddSeparator()
+	file.AddText("Quit", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { runtime.Quit(a.ctx) })
+	m.Append(menu.EditMenu())
+	help := m.AddSubmenu("Help")
+	help.AddText("About Voicebox", nil, func(*menu.CallbackData) {
+		_, _ = runtime.MessageDialog(a.ctx, runtime.MessageDialogOptions{
+			Type:    runtime.InfoDialog,
+			Title:   "About Voicebox",
+			Message: fmt.Sprintf("Voicebox %s\nA room for untrusted HTML mini-apps, driven by voice.\n\nWorkspace: %s\nData: %s", version, a.host.Store.Workspace(), a.host.Paths.Data),
+		})
+	})
+	return m
+}
+
+func (a *App) openFolder() (*services.RoomConfig, error) {
+	dir, err := runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{
+		Title: "Open a workspace folder", DefaultDirectory: a.host.Store.Workspace(), CanCreateDirectories: true,
+	})
+	if err != nil || dir == "" {
+		return nil, err
+	}
+	if err := a.host.Store.SetWorkspace(dir); err != nil {
+		a.host.Bus.Publish(events.Notice, map[string]string{"level": "error", "message": err.Error()})
+		return nil, err
+	}
+	cfg := a.roomConfig()
+	a.host.Bus.Publish(events.WorkspaceChanged, cfg)
+	return &cfg, nil
+}
+
+func (a *App) openFiles() ([]documents.Doc, error) {
+	paths, err := runtime.OpenMultipleFilesDialog(a.ctx, runtime.OpenDialogOptions{
+		Title:   "Open HTML files",
+		Filters: []runtime.FileFilter{{DisplayName: "HTML pages (*.html, *.htm)", Pattern: "*.html;*.htm"}},
+	})
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	return a.host.OpenFiles("", paths), nil
+}
+
+func (a *App) roomConfig() services.RoomConfig {
+	return services.RoomConfig{Mode: "desktop", Workspace: a.host.Store.Workspace(), Guard: false,
+		GuardMessage: "mini-apps are disabled until the sandbox is in place"}
+}
+
+// RoomService is what only the desktop room can ask for: its configuration and the native dialogs.
+// The dialogs choose the paths; the room never names one.
+type RoomService struct{ app *App }
+
+// Config tells the room where it runs.
+func (r *RoomService) Config() (services.RoomConfig, error) { return r.app.roomConfig(), nil }
+
+// OpenFolder lets the person pick the workspace. It returns nil if they cancelled.
+func (r *RoomService) OpenFolder() (*services.RoomConfig, error) { return r.app.openFolder() }
+
+// OpenFiles lets the person pick .html files to open.
+func (r *RoomService) OpenFiles() ([]documents.Doc, error) { return r.app.openFiles() }

@@ -1,0 +1,37 @@
+package events
+
+import "testing"
+
+func TestBusDeliversToEverySubscriber(t *testing.T) {
+	b := NewBus()
+	a, cancelA := b.Subscribe(4)
+	c, cancelC := b.Subscribe(4)
+	defer cancelC()
+	b.Publish(StoreChanged, nil)
+	for i, ch := range []<-chan Event{a, c} {
+		if ev := <-ch; ev.Name != StoreChanged {
+			t.Errorf("subscriber %d: got %q, want %q", i, ev.Name, StoreChanged)
+		}
+	}
+	cancelA()
+	cancelA() // twice is harmless
+	if _, open := <-a; open {
+		t.Error("cancelled subscription still open")
+	}
+	b.Publish(Notice, "x") // must not panic on the closed channel
+	if ev := <-c; ev.Name != Notice || ev.Data != "x" {
+		t.Errorf("got %+v, want the notice", ev)
+	}
+}
+
+func TestBusNeverBlocksOnASlowSubscriber(t *testing.T) {
+	b := NewBus()
+	ch, cancel := b.Subscribe(1)
+	defer cancel()
+	for i := 0; i < 100; i++ {
+		b.Publish(StoreChanged, i)
+	}
+	if ev := <-ch; ev.Data != 0 {
+		t.Errorf("got %v, want the first event kept and the overflow dropped", ev.Data)
+	}
+}

@@ -1,0 +1,11 @@
+// Package guard (Linux): confines Wails' IPC handler to the room.
+#ifndef VOICEBOX_GUARD_H
+#define VOICEBOX_GUARD_H
+
+// vbg_install adds the GTK emission hook that guards the first WebKitWebView
+// that gets a parent. Returns 0 on success, a negative value on failure.
+int vbg_install(const char *room_origin, const char *event_name,
+                const char *world_name, const char *page_flag,
+                int mock_capture, unsigned int ping_ms, unsigned int hang_ms);
+
+#endif

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/services"
+)
+
+// Options are what the API serves.
+type Options struct {
+	Host    string // the bound host:port; requests naming any other Host are refused
+	Room    fs.FS  // the room's static files (index.html at the top)
+	Store   *services.StoreService
+	Bus     *events.Bus
+	Config  func() services.RoomConfig // what the room needs to know at start-up
+	Extra   func(mux *http.ServeMux)
+	RoomCSP string // the room page's Content-Security-Policy
+}
+
+// Origin is the room's own origin for a bound host:port.
+func Origin(host string) string { return "http://" + host }
+
+// New returns the whole handler, door included.
+func New(o Options) http.Handler {
+	mux := http.NewServeMux()
+	a := &api{o: o}
+	mux.HandleFunc("/api/mini-apps", a.miniApps)
+	mux.HandleFunc("GET /api/file", a.file)
+	mux.HandleFunc("GET /api/config", a.config)
+	mux.HandleFunc("GET /api/events", a.events)
+	if o.Extra != nil {
+		o.Extra(mux)
+	}
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not-found", "no such route: "+r.URL.Path)
+	})
+	static := http.FileServerFS(o.Room)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed here")
+			return
+		}
+		if o.RoomCSP != "" {
+			w.Header().Set("Content-Security-Policy", o.RoomCSP)
+		}
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		static.ServeHTTP(w, r)
+	})
+	return &door{host: o.Host, origin: Origin(o.Host), next: mux}
+}
+
+type api struct{ o Options }
+
+func (a *api) reply(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		status, body := services.Describe(err)
+		writeJSON(w, status, body)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (a *api) miniApps(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	switch r.Method {
+	case http.MethodGet:
+		if q.Has("ref") {
+			e, err := a.o.Store.Get(q.Get("ref"))
+			a.reply(w, e, err)
+			return
+		}
+		list, err := a.o.Store.List()
+		a.reply(w, list, err)
+	case http.MethodDelete:
+		removed, err := a.o.Store.Delete(q.Get("id"))
+		a.reply(w, removed, err)
+	case http.MethodPost:
+		var req services.SaveRequest
+		if !readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
+			return
+		}
+		e, err := a.o.Store.Save(req)
+		a.reply(w, e, err)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on /api/mini-apps")
+	}
+}
+
+func (a *api) file(w http.ResponseWriter, r *http.Request) {
+	fc, err := a.o.Store.ReadFile(r.URL.Query().Get("path"))
+	a.reply(w, fc, err)
+}
+
+func (a *api) config(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.o.Config())
+}
+
+// events streams the bus to the room as server-sent events, with a comment line every 15 s so proxies
+// and the browser keep the stream open.
+func (a *api) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, services.CodeInternal, "streaming unsupported")
+		return
+	}
+	ch, cancel := a.o.Bus.Subscribe(256)
+	defer cancel()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": voicebox\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			fmt.Fprint(w, ": ping\n\n")
+		case ev, open := <-ch:
+			if !open {
+				return
+			}
+			data, err := json.Marshal(ev.Data)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Name, data)
+		}
+		flusher.Flush()
+	}
+}

@@ -1,0 +1,87 @@
+// Package services holds the methods the room calls. The desktop binds these structs with Wails (every
+// exported method becomes callable from the room, so each one treats its input as untrusted) and
+// `voicebox serve` exposes the very same methods over HTTP, so the two doors cannot disagree.
+package services
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/store"
+)
+
+// ErrorBody is how every refusal reaches the room: a stable code, a readable message and, for
+// mini-app-name-taken, the app that owns the name.
+type ErrorBody struct {
+	Code    string       `json:"error"`
+	Message string       `json:"message"`
+	App     *store.Entry `json:"app,omitempty"`
+}
+
+// Error codes the services answer beside the store's own.
+const (
+	CodeBadRequest = "bad-request"
+	CodeNotFound   = "file-not-found"
+	CodeInternal   = "internal-error"
+)
+
+var errBadRequest = errors.New(CodeBadRequest)
+
+// Describe maps an error to its HTTP status and body. Bound methods reject with the same body.
+func Describe(err error) (int, ErrorBody) {
+	body := ErrorBody{Message: err.Error()}
+	var taken *store.NameTakenError
+	switch {
+	case errors.As(err, &taken):
+		owner := taken.Owner
+		body.Code, body.App = store.ErrNameTaken.Error(), &owner
+		return http.StatusConflict, body
+	case errors.Is(err, store.ErrNotFound):
+		body.Code = store.ErrNotFound.Error()
+		return http.StatusNotFound, body
+	case errors.Is(err, documents.ErrNotFound):
+		body.Code = documents.ErrNotFound.Error()
+		return http.StatusNotFound, body
+	case errors.Is(err, store.ErrOutsideRoot):
+		body.Code = store.ErrOutsideRoot.Error()
+		return http.StatusBadRequest, body
+	case errors.Is(err, store.ErrInvalidName):
+		body.Code = store.ErrInvalidName.Error()
+		return http.StatusBadRequest, body
+	case errors.Is(err, documents.ErrNotHTML):
+		body.Code = documents.ErrNotHTML.Error()
+		return http.StatusBadRequest, body
+	case errors.Is(err, store.ErrTooLarge), errors.Is(err, documents.ErrTooLarge):
+		body.Code = store.ErrTooLarge.Error()
+		return http.StatusRequestEntityTooLarge, body
+	case errors.Is(err, errBadRequest):
+		body.Code = CodeBadRequest
+		return http.StatusBadRequest, body
+	case errors.Is(err, fs.ErrNotExist):
+		body.Code = CodeNotFound
+		return http.StatusNotFound, body
+	}
+	body.Code = CodeInternal
+	return http.StatusInternalServerError, body
+}
+
+// FormatError is the Wails ErrorFormatter: a bound method's promise rejects with the same body HTTP sends.
+func FormatError(err error) any {
+	_, body := Describe(err)
+	return body
+}
+
+func badRequest(msg string) error { return &codedError{errBadRequest, msg} }
+
+type codedError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *codedError) Error() string { return e.sentinel.Error() + ": " + e.msg }
+func (e *codedError) Unwrap() error { return e.sentinel }
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }

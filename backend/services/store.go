@@ -1,0 +1,146 @@
+package services
+
+import (
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/store"
+)
+
+// StoreService is the room's door to the mini-app store: list, fetch, save to the shelf, delete.
+type StoreService struct {
+	store *store.Store
+	docs  *documents.Table
+}
+
+// NewStoreService serves the given store; docs are the files the person opened (may be nil).
+func NewStoreService(s *store.Store, docs *documents.Table) *StoreService {
+	return &StoreService{store: s, docs: docs}
+}
+
+// AppList is the answer of List: {"apps": [...]}.
+type AppList struct {
+	Apps []store.Entry `json:"apps"`
+}
+
+// List returns every discovered entry, apps and pages, without their HTML.
+func (s *StoreService) List() (AppList, error) {
+	apps := s.store.List()
+	if apps == nil {
+		apps = []store.Entry{}
+	}
+	return AppList{Apps: apps}, nil
+}
+
+// Get resolves a reference (name, file, slug, appId or title) and returns that entry with its HTML.
+func (s *StoreService) Get(ref string) (store.Entry, error) {
+	if blank(ref) {
+		return store.Entry{}, badRequest("a reference is required")
+	}
+	return s.store.Get(ref)
+}
+
+// Removed is the answer of Delete: the paths it removed.
+type Removed struct {
+	ID      string   `json:"id"`
+	Removed []string `json:"removed"`
+}
+
+// Delete removes what the entry with this exact id owns, and nothing else.
+func (s *StoreService) Delete(id string) (Removed, error) {
+	if blank(id) {
+		return Removed{}, badRequest("an id is required")
+	}
+	paths, err := s.store.Delete(id)
+	if err != nil {
+		return Removed{}, err
+	}
+	if paths == nil {
+		paths = []string{}
+	}
+	return Removed{ID: id, Removed: paths}, nil
+}
+
+// SaveRequest names what to save to the shelf: a workspace file or entry (Ref), HTML under a shelf name
+// (Name and HTML), or a document the person opened (Document).
+type SaveRequest struct {
+	Ref      string `json:"ref,omitempty"`
+	Name     string `json:"name,omitempty"`
+	HTML     string `json:"html,omitempty"`
+	Document string `json:"document,omitempty"`
+}
+
+// Save writes a page to the shelf (promoting it to an app) or updates an app the caller owns.
+func (s *StoreService) Save(req SaveRequest) (store.Entry, error) {
+	switch {
+	case !blank(req.Ref) && blank(req.Name) && req.HTML == "" && blank(req.Document):
+		return s.store.SaveRef(req.Ref)
+	case !blank(req.Name) && blank(req.Ref) && blank(req.Document):
+		return s.store.SaveHTML(req.Name, req.HTML)
+	case !blank(req.Document) && blank(req.Ref) && req.HTML == "":
+		return s.saveDocument(req.Document, req.Name)
+	}
+	return store.Entry{}, badRequest(`give "ref", or "name" and "html", or "document"`)
+}
+
+// saveDocument saves an opened file: through the store when it lies in the workspace (so the shelf
+// record proves the workspace file), else as HTML under its own name or the one given.
+func (s *StoreService) saveDocument(id, name string) (store.Entry, error) {
+	if s.docs == nil {
+		return store.Entry{}, documents.ErrNotFound
+	}
+	d, err := s.docs.Read(id)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	if rel, ok := s.store.WorkspaceRel(d.Path); ok && blank(name) {
+		return s.store.SaveRef(rel)
+	}
+	if blank(name) {
+		name = d.Name
+	}
+	return s.store.SaveHTML(name, d.Content)
+}
+
+// FileContent is a workspace file read for the File Viewer.
+type FileContent struct {
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+	SizeBytes int    `json:"sizeBytes"`
+}
+
+// ReadFile reads a file inside the workspace, by its path relative to the workspace.
+func (s *StoreService) ReadFile(rel string) (FileContent, error) {
+	if blank(rel) {
+		return FileContent{}, badRequest("a path is required")
+	}
+	b, err := s.store.ReadWorkspaceFile(rel)
+	if err != nil {
+		return FileContent{}, err
+	}
+	return FileContent{Path: rel, Content: string(b), SizeBytes: len(b)}, nil
+}
+
+// DocumentService lets the room read the files the person opened, and only those.
+type DocumentService struct{ docs *documents.Table }
+
+// NewDocumentService serves the given table.
+func NewDocumentService(t *documents.Table) *DocumentService { return &DocumentService{docs: t} }
+
+// List returns the opened documents without content.
+func (d *DocumentService) List() ([]documents.Doc, error) { return d.docs.List(), nil }
+
+// Read returns one opened document with its content.
+func (d *DocumentService) Read(id string) (documents.Doc, error) {
+	if blank(id) {
+		return documents.Doc{}, badRequest("an id is required")
+	}
+	return d.docs.Read(id)
+}
+
+// RoomConfig tells the room page where it runs.
+type RoomConfig struct {
+	Mode         string `json:"mode"` // "serve" or "desktop"
+	Workspace    string `json:"workspace"`
+	BridgeOrigin string `json:"bridgeOrigin,omitempty"`
+	Guard        bool   `json:"guard"`             // mini-app frames are safe to create here
+	GuardMessage string `json:"guardMessage,omitempty"` // why they are not, when Guard is false
+}

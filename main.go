@@ -1,0 +1,79 @@
+// Voicebox: a desktop room for untrusted HTML mini-apps driven by a voice assistant.
+// main.go only wires: it reads the command line and hands over to the window (app.go), the browser room
+// (backend/host), or one of the small commands.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/voicebox/voicebox/backend/cli"
+	"github.com/voicebox/voicebox/backend/config"
+	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/frontend"
+)
+
+//go:embed build/appicon.png
+var icon []byte
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	cmd, err := cli.Parse(os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "voicebox: %v\n\n%s", err, cli.Usage)
+		os.Exit(2)
+	}
+	switch cmd.Mode {
+	case cli.ModeHelp:
+		fmt.Print(cli.Usage)
+	case cli.ModeVersion:
+		fmt.Println("voicebox", version)
+	case cli.ModeToolCheck:
+		os.Exit(toolcontract.CheckCommand(cmd.Rest, os.Stdout, os.Stderr))
+	case cli.ModeServe:
+		os.Exit(serve(cmd))
+	case cli.ModeMCP:
+		fmt.Fprintln(os.Stderr, "voicebox mcp: not available in this build yet")
+		os.Exit(2)
+	default:
+		os.Exit(runDesktop(cmd))
+	}
+}
+
+// serve runs the room for a browser until interrupted.
+func serve(cmd cli.Command) int {
+	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
+	if err != nil {
+		return fail(err)
+	}
+	h, err := host.New(paths)
+	if err != nil {
+		return fail(err)
+	}
+	ln, err := host.Listen(cmd.Addr)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = h.Serve(ctx, ln, frontend.Room(), func(url string) {
+		fmt.Printf("Voicebox room: %s\n", url)
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fail(err)
+	}
+	return 0
+}
+
+func fail(err error) int {
+	fmt.Fprintf(os.Stderr, "voicebox: %v\n", err)
+	return 1
+}
