@@ -1,0 +1,409 @@
+// Package registry is the Go side of the room's MiniAppRegistry. The room reports each open app's tools
+// here (validated again: Go is the authority); callers outside the room (the live voice session, MCP
+// clients) list those tools and call them here. A call is checked against the tool's declared schema before
+// anything is dispatched, then sent to the room that owns the app, and bounded by the same 5,000 ms and
+// 64 KiB the bridge enforces, so a room that misbehaves cannot hang or flood a caller either.
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/toolcontract"
+)
+
+// Event names on the bus.
+const (
+	EventRequest  = "registry:request" // Go asks a room to call, launch or close; the room answers with Reply
+	EventChanged  = "registry:changed" // the set of open apps or their tools changed
+	EventActivity = "activity"         // a caller outside the room called something
+)
+
+// Request ops.
+const (
+	OpCall   = "call"
+	OpLaunch = "launch"
+	OpClose  = "close"
+)
+
+// Codes beside the tool contract's.
+const (
+	CodeNoRoom       = "no-room"        // no room page is open to run the request
+	CodeLaunchFailed = "launch-failed"  // the room could not open the app
+	CodeRoomGone     = "room-gone"      // the room went away while the request was in flight
+	CodeCancelled    = "call-cancelled" // the caller gave up
+)
+
+// App is an open mini-app as callers see it.
+type App struct {
+	AppID string               `json:"appId"`
+	Title string               `json:"title"`
+	Slug  string               `json:"slug,omitempty"`
+	Room  string               `json:"-"`
+	Tools []*toolcontract.Tool `json:"tools"`
+}
+
+// Request is what a room receives on EventRequest. Room names the room page that must answer; the others ignore it.
+type Request struct {
+	ID    string          `json:"id"`
+	Room  string          `json:"room"`
+	Op    string          `json:"op"`
+	AppID string          `json:"appId,omitempty"`
+	Tool  string          `json:"tool,omitempty"`
+	Args  json.RawMessage `json:"args,omitempty"`
+	Ref   string          `json:"ref,omitempty"`
+}
+
+// Reply is a room's answer to a Request.
+type Reply struct {
+	ID      string          `json:"id"`
+	OK      bool            `json:"ok"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Refused string          `json:"refused,omitempty"`
+	Message string          `json:"message,omitempty"`
+	AppID   string          `json:"appId,omitempty"` // launch: the app that opened
+}
+
+// Outcome is what a caller gets back: a result, or a structured refusal with the seed's codes.
+type Outcome struct {
+	OK      bool            `json:"ok"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Refused string          `json:"refused,omitempty"`
+	Path    string          `json:"path,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+func refused(code, path, msg string) Outcome { return Outcome{Refused: code, Path: path, Message: msg} }
+
+func fromRefusal(r *toolcontract.Refusal) Outcome { return refused(r.Refused, r.Path, r.Message) }
+
+// Activity is one line of the room's activity log for a call that came from outside the room.
+type Activity struct {
+	Caller  string          `json:"caller"`
+	Op      string          `json:"op"`
+	AppID   string          `json:"appId,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Ref     string          `json:"ref,omitempty"`
+	Outcome Outcome         `json:"outcome"`
+	Millis  int64           `json:"ms"`
+}
+
+// Registry is safe for concurrent use.
+type Registry struct {
+	bus     *events.Bus
+	timeout time.Duration
+
+	mu       sync.Mutex
+	apps     map[string]*App
+	rooms    map[string]time.Time // room id → last seen
+	lastRoom string
+	pending  map[string]chan Reply
+	subs     map[chan struct{}]struct{}
+}
+
+// New returns an empty registry that reaches rooms through bus.
+func New(bus *events.Bus) *Registry {
+	return &Registry{
+		bus:     bus,
+		timeout: toolcontract.CallTimeout,
+		apps:    map[string]*App{},
+		rooms:   map[string]time.Time{},
+		pending: map[string]chan Reply{},
+		subs:    map[chan struct{}]struct{}{},
+	}
+}
+
+// Hello records a room page; launches go to the room that said hello last.
+func (r *Registry) Hello(room string) error {
+	if room == "" {
+		return errors.New("registry: a room id is required")
+	}
+	r.mu.Lock()
+	r.rooms[room] = time.Now()
+	r.lastRoom = room
+	r.mu.Unlock()
+	return nil
+}
+
+// Goodbye forgets a room page and every app it had open; its pending requests fail room-gone.
+func (r *Registry) Goodbye(room string) {
+	r.mu.Lock()
+	delete(r.rooms, room)
+	if r.lastRoom == room {
+		r.lastRoom = ""
+		var newest time.Time
+		for id, seen := range r.rooms {
+			if seen.After(newest) {
+				r.lastRoom, newest = id, seen
+			}
+		}
+	}
+	changed := false
+	for id, app := range r.apps {
+		if app.Room == room {
+			delete(r.apps, id)
+			changed = true
+		}
+	}
+	r.mu.Unlock()
+	if changed {
+		r.changed()
+	}
+}
+
+// Register replaces the tools of an open app with the ones that pass the tool contract, and answers a
+// verdict per declaration. Registering is also how an app becomes open to callers.
+func (r *Registry) Register(room, appID, title, slug string, raws []json.RawMessage) ([]toolcontract.Verdict, error) {
+	if room == "" || appID == "" {
+		return nil, errors.New("registry: room and appId are required")
+	}
+	tools, verdicts := toolcontract.RegisterAll(raws)
+	r.mu.Lock()
+	r.rooms[room] = time.Now()
+	if r.lastRoom == "" {
+		r.lastRoom = room
+	}
+	r.apps[appID] = &App{AppID: appID, Title: title, Slug: slug, Room: room, Tools: tools}
+	r.mu.Unlock()
+	r.changed()
+	return verdicts, nil
+}
+
+// Unregister closes an app's tools: later calls to it fail unknown-tool.
+func (r *Registry) Unregister(appID string) {
+	r.mu.Lock()
+	_, ok := r.apps[appID]
+	delete(r.apps, appID)
+	r.mu.Unlock()
+	if ok {
+		r.changed()
+	}
+}
+
+// Apps returns the open apps, ordered by title then id.
+func (r *Registry) Apps() []App {
+	r.mu.Lock()
+	out := make([]App, 0, len(r.apps))
+	for _, a := range r.apps {
+		cp := *a
+		cp.Tools = append([]*toolcontract.Tool(nil), a.Tools...)
+		out = append(out, cp)
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Title != out[j].Title {
+			return out[i].Title < out[j].Title
+		}
+		return out[i].AppID < out[j].AppID
+	})
+	return out
+}
+
+// Subscribe returns a channel that receives a value whenever the open apps or their tools change.
+func (r *Registry) Subscribe() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.subs[ch] = struct{}{}
+	r.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			r.mu.Lock()
+			delete(r.subs, ch)
+			r.mu.Unlock()
+		})
+	}
+}
+
+func (r *Registry) changed() {
+	r.mu.Lock()
+	for ch := range r.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // one pending notice is enough: subscribers re-read Apps()
+		}
+	}
+	r.mu.Unlock()
+	if r.bus != nil {
+		r.bus.Publish(EventChanged, nil)
+	}
+}
+
+// Call validates args against the tool's declaration and, only if they pass, asks the owning room to run
+// the tool. It never takes longer than the call timeout and never returns a result over the output cap.
+func (r *Registry) Call(ctx context.Context, caller, appID, tool string, args json.RawMessage) Outcome {
+	start := time.Now()
+	out := r.call(ctx, appID, tool, args)
+	r.activity(Activity{Caller: caller, Op: OpCall, AppID: appID, Tool: tool, Args: loggable(args), Outcome: out, Millis: time.Since(start).Milliseconds()})
+	return out
+}
+
+func (r *Registry) call(ctx context.Context, appID, tool string, args json.RawMessage) Outcome {
+	r.mu.Lock()
+	app := r.apps[appID]
+	var t *toolcontract.Tool
+	if app != nil {
+		for _, candidate := range app.Tools {
+			if candidate.Name == tool {
+				t = candidate
+				break
+			}
+		}
+	}
+	r.mu.Unlock()
+	if t == nil {
+		return refused(toolcontract.CodeUnknownTool, "", fmt.Sprintf("no open app %q has a tool %q", appID, tool))
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if ref := t.ValidateArgs(args); ref != nil {
+		return fromRefusal(ref)
+	}
+	rep, out, ok := r.send(ctx, Request{Room: app.Room, Op: OpCall, AppID: appID, Tool: tool, Args: args})
+	if !ok {
+		return out
+	}
+	if !rep.OK {
+		return refused(rep.Refused, "", rep.Message)
+	}
+	if len(rep.Result) > toolcontract.MaxOutputBytes {
+		return refused(toolcontract.CodeOutputOverBudget, "", "output over budget (max 64KB)")
+	}
+	return Outcome{OK: true, Result: rep.Result}
+}
+
+// Launch asks the newest room to open an app by reference (name, file, slug, appId or title, resolved as
+// the store does) and waits until it is ready with its tools.
+func (r *Registry) Launch(ctx context.Context, caller, ref string) (App, Outcome) {
+	start := time.Now()
+	r.mu.Lock()
+	room := r.lastRoom
+	r.mu.Unlock()
+	var app App
+	out := refused(CodeNoRoom, "", "no room is open to launch mini-apps in")
+	if room != "" {
+		rep, failed, ok := r.send(ctx, Request{Room: room, Op: OpLaunch, Ref: ref})
+		switch {
+		case !ok:
+			out = failed
+		case !rep.OK:
+			out = refused(orCode(rep.Refused, CodeLaunchFailed), "", rep.Message)
+		default:
+			out = Outcome{OK: true}
+			r.mu.Lock()
+			if a := r.apps[rep.AppID]; a != nil {
+				app = *a
+			} else {
+				app = App{AppID: rep.AppID, Room: room}
+			}
+			r.mu.Unlock()
+			res, _ := json.Marshal(app)
+			out.Result = res
+		}
+	}
+	r.activity(Activity{Caller: caller, Op: OpLaunch, Ref: ref, Outcome: out, Millis: time.Since(start).Milliseconds()})
+	return app, out
+}
+
+// Close asks the room that owns an app to close it.
+func (r *Registry) Close(ctx context.Context, caller, appID string) Outcome {
+	start := time.Now()
+	r.mu.Lock()
+	app := r.apps[appID]
+	r.mu.Unlock()
+	out := refused(toolcontract.CodeUnknownTool, "", fmt.Sprintf("no open app %q", appID))
+	if app != nil {
+		rep, failed, ok := r.send(ctx, Request{Room: app.Room, Op: OpClose, AppID: appID})
+		switch {
+		case !ok:
+			out = failed
+		case !rep.OK:
+			out = refused(rep.Refused, "", rep.Message)
+		default:
+			out = Outcome{OK: true}
+			r.Unregister(appID)
+		}
+	}
+	r.activity(Activity{Caller: caller, Op: OpClose, AppID: appID, Outcome: out, Millis: time.Since(start).Milliseconds()})
+	return out
+}
+
+// send publishes a request and waits for its reply, the timeout or the caller's cancellation.
+func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool) {
+	req.ID = newID()
+	ch := make(chan Reply, 1)
+	r.mu.Lock()
+	r.pending[req.ID] = ch
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.pending, req.ID)
+		r.mu.Unlock()
+	}()
+	timer := time.NewTimer(r.timeout)
+	defer timer.Stop()
+	r.bus.Publish(EventRequest, req)
+	select {
+	case rep := <-ch:
+		return rep, Outcome{}, true
+	case <-timer.C:
+		return Reply{}, refused(toolcontract.CodeToolTimeout, "", fmt.Sprintf("tool execution timed out after %dms", r.timeout.Milliseconds())), false
+	case <-ctx.Done():
+		return Reply{}, refused(CodeCancelled, "", "the caller cancelled the call"), false
+	}
+}
+
+// Reply delivers a room's answer. An answer nobody waits for any more is dropped.
+func (r *Registry) Reply(rep Reply) error {
+	r.mu.Lock()
+	ch := r.pending[rep.ID]
+	r.mu.Unlock()
+	if ch == nil {
+		return fmt.Errorf("registry: no request %q is waiting", rep.ID)
+	}
+	select {
+	case ch <- rep:
+	default:
+	}
+	return nil
+}
+
+func (r *Registry) activity(a Activity) {
+	if r.bus != nil {
+		r.bus.Publish(EventActivity, a)
+	}
+}
+
+// loggable keeps the activity log small: arguments over 2 KiB are summarised.
+func loggable(args json.RawMessage) json.RawMessage {
+	if len(args) <= 2048 {
+		return args
+	}
+	s, _ := json.Marshal(fmt.Sprintf("(%d bytes of arguments)", len(args)))
+	return s
+}
+
+func orCode(code, fallback string) string {
+	if code == "" {
+		return fallback
+	}
+	return code
+}
+
+func newID() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,119 @@
+// Package settings keeps what the person chose in Settings: the voice provider and its keys, the MCP door,
+// the CDN hosts mini-apps may load from. The file is <data>/settings.json with mode 0600, written
+// atomically. Keys never leave Go: the room sees only whether a key is set.
+package settings
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/voicebox/voicebox/backend/atomicfile"
+)
+
+// FileName is the settings file inside the data folder.
+const FileName = "settings.json"
+
+// DefaultCDNHosts are the hosts model-written apps load libraries from (Chart.js and friends).
+var DefaultCDNHosts = []string{"cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com"}
+
+// Values is the whole settings file.
+type Values struct {
+	Provider    string   `json:"provider,omitempty"` // "openai" or "gemini"
+	OpenAIKey   string   `json:"openaiKey,omitempty"`
+	OpenAIModel string   `json:"openaiModel,omitempty"`
+	GeminiKey   string   `json:"geminiKey,omitempty"`
+	GeminiModel string   `json:"geminiModel,omitempty"`
+	MCPEnabled  bool     `json:"mcpEnabled,omitempty"`
+	MCPToken    string   `json:"mcpToken,omitempty"`
+	CDNHosts    []string `json:"cdnHosts,omitempty"` // nil means DefaultCDNHosts
+}
+
+// Store reads and writes the settings file. It is safe for concurrent use.
+type Store struct {
+	path string
+	mu   sync.Mutex
+	v    Values
+}
+
+// Open reads <dir>/settings.json; a missing file means defaults.
+func Open(dir string) (*Store, error) {
+	s := &Store{path: filepath.Join(dir, FileName)}
+	b, err := os.ReadFile(s.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s, nil
+	case err != nil:
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	if err := json.Unmarshal(b, &s.v); err != nil {
+		return nil, fmt.Errorf("settings: %s is not valid JSON: %w", s.path, err)
+	}
+	return s, nil
+}
+
+// Get returns a copy of the current values.
+func (s *Store) Get() Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.v
+	v.CDNHosts = append([]string(nil), s.v.CDNHosts...)
+	return v
+}
+
+// Update changes the values with fn and writes them; on a write error nothing changes.
+func (s *Store) Update(fn func(*Values)) (Values, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.v
+	next.CDNHosts = append([]string(nil), s.v.CDNHosts...)
+	fn(&next)
+	b, err := json.MarshalIndent(next, "", "  ")
+	if err != nil {
+		return s.v, fmt.Errorf("settings: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return s.v, fmt.Errorf("settings: %w", err)
+	}
+	if err := atomicfile.Write(s.path, b, 0o600); err != nil {
+		return s.v, fmt.Errorf("settings: %w", err)
+	}
+	s.v = next
+	return next, nil
+}
+
+// MCPToken returns the MCP bearer token, making one on first use.
+func (s *Store) MCPToken() (string, error) {
+	if t := s.Get().MCPToken; t != "" {
+		return t, nil
+	}
+	v, err := s.Update(func(v *Values) {
+		if v.MCPToken == "" {
+			v.MCPToken = NewToken()
+		}
+	})
+	return v.MCPToken, err
+}
+
+// CDNHostList returns the allowlist mini-apps may load from.
+func (v Values) CDNHostList() []string {
+	if v.CDNHosts == nil {
+		return append([]string(nil), DefaultCDNHosts...)
+	}
+	return v.CDNHosts
+}
+
+// NewToken returns 32 random bytes in hex.
+func NewToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
