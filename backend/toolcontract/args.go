@@ -1,0 +1,686 @@
+package toolcontract
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// prescan enforces the argument depth and node bounds with a cheap byte
+// scanner, before anything is parsed. toolcontract.js counts identically
+// (over UTF-16 code units, which give the same result: every byte it looks
+// at is ASCII).
+//
+// Outside string literals:
+//
+//   - '{' or '[' opens a level and is one node; '}' or ']' closes a level.
+//     The level of a container is the number of containers enclosing it plus
+//     one: {} is 1 level deep, {"a":[{}]} is 3. More than MaxArgsDepth (32)
+//     open levels at any point → invalid-argument-bounds.
+//   - a string literal (from '"' to the next '"' not escaped by '\') is one
+//     node unless the next byte after it, skipping JSON whitespace, is ':'
+//     (then it is an object key, not a node).
+//   - a byte among - 0-9 t f n starts a scalar node (number, true, false,
+//     null), which extends to the next byte among , ] } : " { [ or JSON
+//     whitespace.
+//
+// So every JSON value is one node and keys are not: {"a":[1,2]} has 4 nodes.
+// More than MaxArgsNodes (2048) nodes → invalid-argument-bounds. Other bytes
+// are ignored here (they are refused later as invalid JSON).
+func prescan(b []byte) *Refusal {
+	depth, nodes := 0, 0
+	node := func() *Refusal {
+		nodes++
+		if nodes > MaxArgsNodes {
+			return refuse(CodeInvalidArgumentBounds, "", "arguments have more than %d nodes", MaxArgsNodes)
+		}
+		return nil
+	}
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case '{', '[':
+			depth++
+			if depth > MaxArgsDepth {
+				return refuse(CodeInvalidArgumentBounds, "", "arguments are nested deeper than %d levels", MaxArgsDepth)
+			}
+			if r := node(); r != nil {
+				return r
+			}
+			i++
+		case '}', ']':
+			depth--
+			i++
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+			k := i
+			for k < len(b) && isSpace(b[k]) {
+				k++
+			}
+			if k < len(b) && b[k] == ':' {
+				continue
+			}
+			if r := node(); r != nil {
+				return r
+			}
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 't', 'f', 'n':
+			if r := node(); r != nil {
+				return r
+			}
+			i++
+			for i < len(b) && !isDelim(b[i]) {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', ']', '}', ':', '"', '{', '[', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// seg is one step of the current path: an array index, or an object key
+// whose decoded bytes are b[s:e] (raw input) or arena[s:e] (when escaped).
+type seg struct {
+	idx   int32 // -1 for a key
+	s, e  int32
+	arena bool
+}
+
+// validator walks the raw bytes once, validating against the schema while it
+// scans. Structural defects (invalid JSON, invalid Unicode, duplicate keys)
+// stop the walk and win; schema verdicts are recorded in document order and
+// the first one is returned.
+type validator struct {
+	b        []byte
+	i        int
+	hard     *Refusal
+	soft     *Refusal
+	plen     int
+	path     [MaxArgsDepth + 1]seg
+	keys     []seg
+	arena    []byte
+}
+
+// validators are pooled: the key stack and arena keep their capacity, so a
+// call allocates nothing unless it refuses.
+var validators = sync.Pool{New: func() any {
+	return &validator{keys: make([]seg, 0, 32), arena: make([]byte, 0, 256)}
+}}
+
+// ValidateArgs validates raw JSON arguments against the tool's declared
+// schema (validateMiniAppToolArgs). It returns nil when raw may be
+// dispatched as is (the original bytes are the normalized arguments).
+//
+// Order: nil tool → unknown-tool; over MaxArgsBytes bytes →
+// invalid-tool-arguments; prescan bounds → invalid-argument-bounds; then one
+// pass where invalid JSON, a non-object document, invalid Unicode (invalid
+// UTF-8 or an unpaired surrogate escape) and duplicate keys (refused: JSON
+// leaves them undefined and parsers disagree) give invalid-tool-arguments
+// and take precedence; otherwise the first schema refusal in document order:
+// per value type, then enum, then range/length; per object member own
+// "__proto__" (at any depth) and undeclared keys under additionalProperties
+// false → invalid-argument; at the closing brace, the first missing required
+// property in required order → missing-argument.
+func (t *Tool) ValidateArgs(raw []byte) *Refusal {
+	if t == nil || t.root == nil {
+		return refuse(CodeUnknownTool, "", "unknown tool")
+	}
+	if len(raw) > MaxArgsBytes {
+		return refuse(CodeInvalidToolArguments, "", "arguments are %d bytes, max %d", len(raw), MaxArgsBytes)
+	}
+	if r := prescan(raw); r != nil {
+		return r
+	}
+	v := validators.Get().(*validator)
+	defer v.release()
+	v.b = raw
+	v.ws()
+	if v.i >= len(raw) || raw[v.i] != '{' {
+		return refuse(CodeInvalidToolArguments, "", "arguments must be a JSON object")
+	}
+	if !v.object(t.root) {
+		return v.hard
+	}
+	v.ws()
+	if v.i != len(raw) {
+		return refuse(CodeInvalidToolArguments, "", "invalid JSON: data after the arguments object")
+	}
+	return v.soft
+}
+
+func (v *validator) release() {
+	if cap(v.keys) > 1024 || cap(v.arena) > 1<<16 {
+		return // do not keep unusually large buffers
+	}
+	v.b, v.i, v.hard, v.soft, v.plen = nil, 0, nil, nil, 0
+	v.keys, v.arena = v.keys[:0], v.arena[:0]
+	validators.Put(v)
+}
+
+func (v *validator) ws() {
+	for v.i < len(v.b) && isSpace(v.b[v.i]) {
+		v.i++
+	}
+}
+
+func (v *validator) fail(msg string) bool {
+	if v.hard == nil {
+		v.hard = &Refusal{Refused: CodeInvalidToolArguments, Path: "", Message: msg}
+	}
+	return false
+}
+
+func (v *validator) note(code, extra, msg string) {
+	if v.soft == nil {
+		v.soft = &Refusal{Refused: code, Path: v.pathString(extra), Message: msg}
+	}
+}
+
+func (v *validator) segBytes(s seg) []byte {
+	if s.arena {
+		return v.arena[s.s:s.e]
+	}
+	return v.b[s.s:s.e]
+}
+
+func (v *validator) pathString(extra string) string {
+	var sb strings.Builder
+	for _, s := range v.path[:v.plen] {
+		if s.idx >= 0 {
+			sb.WriteByte('/')
+			sb.WriteString(strconv.Itoa(int(s.idx)))
+			continue
+		}
+		sb.WriteString(ptr("", string(v.segBytes(s))))
+	}
+	if extra != "" {
+		sb.WriteString(ptr("", extra))
+	}
+	return sb.String()
+}
+
+func (v *validator) push(s seg) bool {
+	if v.plen >= len(v.path) {
+		return v.fail("arguments nested too deeply")
+	}
+	v.path[v.plen] = s
+	v.plen++
+	return true
+}
+
+func (v *validator) typeErr(s *snode, got string) {
+	if v.soft == nil {
+		v.note(CodeInvalidArgumentType, "", "expected "+s.typ.String()+", got "+got)
+	}
+}
+
+func (v *validator) value(s *snode) bool {
+	v.ws()
+	if v.i >= len(v.b) {
+		return v.fail("invalid JSON: unexpected end of input")
+	}
+	switch c := v.b[v.i]; c {
+	case '{':
+		if s != nil && s.typ != kObject {
+			v.typeErr(s, "object")
+			s = nil
+		}
+		return v.object(s)
+	case '[':
+		if s != nil && s.typ != kArray {
+			v.typeErr(s, "array")
+			s = nil
+		}
+		return v.array(s)
+	case '"':
+		start := v.i + 1
+		esc, runes, ok := v.scanString()
+		if !ok {
+			return false
+		}
+		if s != nil {
+			v.checkString(s, v.b[start:v.i-1], esc, runes)
+		}
+		return true
+	case 't', 'f', 'n':
+		lit := "null"
+		if c == 't' {
+			lit = "true"
+		} else if c == 'f' {
+			lit = "false"
+		}
+		if !bytes.HasPrefix(v.b[v.i:], []byte(lit)) {
+			return v.fail("invalid JSON: unexpected " + strconv.QuoteRune(rune(c)))
+		}
+		v.i += len(lit)
+		if s != nil && (c == 'n' || s.typ != kBoolean) {
+			got := "boolean"
+			if c == 'n' {
+				got = "null"
+			}
+			v.typeErr(s, got)
+		}
+		return true
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		start := v.i
+		if !v.scanNumber() {
+			return false
+		}
+		if s != nil {
+			v.checkNumber(s, v.b[start:v.i])
+		}
+		return true
+	default:
+		return v.fail("invalid JSON: unexpected " + strconv.QuoteRune(rune(c)))
+	}
+}
+
+func (v *validator) object(s *snode) bool {
+	v.i++ // '{'
+	var seen [4]uint64
+	base := len(v.keys)
+	var set map[string]struct{}
+	v.ws()
+	if v.i < len(v.b) && v.b[v.i] == '}' {
+		v.i++
+	} else {
+		for {
+			v.ws()
+			if v.i >= len(v.b) || v.b[v.i] != '"' {
+				return v.fail("invalid JSON: expected an object key")
+			}
+			start := v.i + 1
+			esc, _, ok := v.scanString()
+			if !ok {
+				return false
+			}
+			key := seg{idx: -1, s: int32(start), e: int32(v.i - 1)}
+			if esc {
+				a := len(v.arena)
+				v.arena = appendUnescaped(v.arena, v.b[start:v.i-1])
+				key = seg{idx: -1, s: int32(a), e: int32(len(v.arena)), arena: true}
+			}
+			kb := v.segBytes(key)
+			if v.isDup(kb, base, &set) {
+				v.push(key)
+				if v.hard == nil {
+					v.hard = &Refusal{Refused: CodeInvalidToolArguments, Path: v.pathString(""), Message: "duplicate key"}
+				}
+				return false
+			}
+			v.keys = append(v.keys, key)
+			v.ws()
+			if v.i >= len(v.b) || v.b[v.i] != ':' {
+				return v.fail("invalid JSON: expected ':'")
+			}
+			v.i++
+			if !v.push(key) {
+				return false
+			}
+			var child *snode
+			switch {
+			case string(kb) == "__proto__":
+				v.note(CodeInvalidArgument, "", `own "__proto__" key is not allowed`)
+			case s != nil:
+				if j := s.lookup(kb); j >= 0 {
+					seen[j>>6] |= 1 << (j & 63)
+					child = s.props[j].node
+				} else if s.closed {
+					v.note(CodeInvalidArgument, "", "property is not declared and additionalProperties is false")
+				}
+			}
+			if !v.value(child) {
+				return false
+			}
+			v.plen--
+			v.ws()
+			if v.i < len(v.b) && v.b[v.i] == ',' {
+				v.i++
+				continue
+			}
+			if v.i < len(v.b) && v.b[v.i] == '}' {
+				v.i++
+				break
+			}
+			return v.fail("invalid JSON: expected ',' or '}'")
+		}
+	}
+	if s != nil && v.soft == nil {
+		for _, j := range s.required {
+			if seen[j>>6]&(1<<(j&63)) == 0 {
+				v.note(CodeMissingArgument, s.props[j].name, "missing required argument "+strconv.Quote(s.props[j].name))
+				break
+			}
+		}
+	}
+	v.keys = v.keys[:base]
+	return true
+}
+
+// isDup reports whether kb repeats a key of the current object (keys[base:]);
+// a set is built once an object has many keys.
+func (v *validator) isDup(kb []byte, base int, set *map[string]struct{}) bool {
+	if *set == nil {
+		if len(v.keys)-base < 32 {
+			for _, k := range v.keys[base:] {
+				if bytes.Equal(v.segBytes(k), kb) {
+					return true
+				}
+			}
+			return false
+		}
+		*set = make(map[string]struct{}, 64)
+		for _, k := range v.keys[base:] {
+			(*set)[string(v.segBytes(k))] = struct{}{}
+		}
+	}
+	if _, ok := (*set)[string(kb)]; ok {
+		return true
+	}
+	(*set)[string(kb)] = struct{}{}
+	return false
+}
+
+func (n *snode) lookup(kb []byte) int {
+	if len(n.props) > 8 && n.index != nil {
+		if j, ok := n.index[string(kb)]; ok {
+			return j
+		}
+		return -1
+	}
+	for j := range n.props {
+		if n.props[j].name == string(kb) {
+			return j
+		}
+	}
+	return -1
+}
+
+func (v *validator) array(s *snode) bool {
+	v.i++ // '['
+	var items *snode
+	if s != nil {
+		items = s.items
+	}
+	v.ws()
+	if v.i < len(v.b) && v.b[v.i] == ']' {
+		v.i++
+		return true
+	}
+	for idx := int32(0); ; idx++ {
+		if !v.push(seg{idx: idx}) || !v.value(items) {
+			return false
+		}
+		v.plen--
+		v.ws()
+		if v.i < len(v.b) && v.b[v.i] == ',' {
+			v.i++
+			continue
+		}
+		if v.i < len(v.b) && v.b[v.i] == ']' {
+			v.i++
+			return true
+		}
+		return v.fail("invalid JSON: expected ',' or ']'")
+	}
+}
+
+func hexVal(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// scanString scans a string literal at v.i (on '"'), leaving v.i after the
+// closing quote. It counts Unicode code points (a surrogate-pair escape is
+// one) and refuses control characters, bad escapes, unpaired surrogates and
+// invalid UTF-8.
+func (v *validator) scanString() (esc bool, runes int, ok bool) {
+	b := v.b
+	i := v.i + 1
+	for {
+		if i >= len(b) {
+			return false, 0, v.fail("invalid JSON: unterminated string")
+		}
+		c := b[i]
+		if c == '"' {
+			break
+		}
+		if c < 0x20 {
+			return false, 0, v.fail("invalid JSON: control character in string")
+		}
+		if c < utf8.RuneSelf && c != '\\' {
+			i++
+			runes++
+			continue
+		}
+		if c == '\\' {
+			esc = true
+			if i+1 >= len(b) {
+				return false, 0, v.fail("invalid JSON: unterminated string")
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				r, okh := hexVal(b[i+2:])
+				if !okh {
+					return false, 0, v.fail(`invalid JSON: bad \u escape`)
+				}
+				i += 6
+				if r >= 0xDC00 && r <= 0xDFFF {
+					return false, 0, v.fail("invalid Unicode: unpaired surrogate")
+				}
+				if r >= 0xD800 && r <= 0xDBFF {
+					if i+1 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
+						return false, 0, v.fail("invalid Unicode: unpaired surrogate")
+					}
+					lo, okl := hexVal(b[i+2:])
+					if !okl || lo < 0xDC00 || lo > 0xDFFF {
+						return false, 0, v.fail("invalid Unicode: unpaired surrogate")
+					}
+					i += 6
+				}
+			default:
+				return false, 0, v.fail("invalid JSON: bad escape")
+			}
+			runes++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return false, 0, v.fail("invalid Unicode: invalid UTF-8")
+		}
+		i += size
+		runes++
+	}
+	v.i = i + 1
+	return esc, runes, true
+}
+
+// appendUnescaped decodes a validated string body.
+func appendUnescaped(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, _ := hexVal(s[i+2:])
+			i += 6
+			if r >= 0xD800 && r <= 0xDBFF {
+				lo, _ := hexVal(s[i+2:])
+				r = (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000
+				i += 6
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default:
+			dst = append(dst, s[i+1])
+		}
+		i += 2
+	}
+	return dst
+}
+
+func (v *validator) scanNumber() bool {
+	b, i := v.b, v.i
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return v.fail("invalid JSON: bad number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return v.fail("invalid JSON: bad number")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return v.fail("invalid JSON: bad number")
+		}
+	}
+	v.i = i
+	return true
+}
+
+func (v *validator) checkString(s *snode, body []byte, esc bool, runes int) {
+	if v.soft != nil {
+		return
+	}
+	if s.typ != kString {
+		v.typeErr(s, "string")
+		return
+	}
+	if s.hasEnum {
+		str := body
+		mark := len(v.arena)
+		if esc {
+			v.arena = appendUnescaped(v.arena, body)
+			str = v.arena[mark:]
+		}
+		found := false
+		for _, m := range s.enumStr {
+			if m == string(str) {
+				found = true
+				break
+			}
+		}
+		v.arena = v.arena[:mark]
+		if !found {
+			v.note(CodeInvalidArgumentEnum, "", "value is not one of the allowed values")
+			return
+		}
+	}
+	if s.minLen >= 0 && runes < s.minLen || s.maxLen >= 0 && runes > s.maxLen {
+		v.note(CodeInvalidArgumentLength, "", "string length "+strconv.Itoa(runes)+" is outside "+lengthRange(s))
+	}
+}
+
+func lengthRange(s *snode) string {
+	lo, hi := "0", "∞"
+	if s.minLen >= 0 {
+		lo = strconv.Itoa(s.minLen)
+	}
+	if s.maxLen >= 0 {
+		hi = strconv.Itoa(s.maxLen)
+	}
+	return "[" + lo + ", " + hi + "] code points"
+}
+
+func (v *validator) checkNumber(s *snode, text []byte) {
+	if v.soft != nil {
+		return
+	}
+	if s.typ != kNumber && s.typ != kInteger {
+		v.typeErr(s, "number")
+		return
+	}
+	n := parseNum(text)
+	if s.typ == kInteger && !n.isInt() {
+		v.typeErr(s, "a number with a fraction")
+		return
+	}
+	if s.hasEnum {
+		found := false
+		for j := range s.enumNum {
+			if cmpNum(&n, &s.enumNum[j]) == 0 {
+				found = true
+				break
+			}
+		}
+		if !found {
+			v.note(CodeInvalidArgumentEnum, "", "value is not one of the allowed values")
+			return
+		}
+	}
+	switch {
+	case !n.finite():
+		v.note(CodeInvalidArgumentRange, "", "number is too large for a double")
+	case s.hasMin && cmpNum(&n, &s.min) < 0:
+		v.note(CodeInvalidArgumentRange, "", "number is below the minimum "+string(s.min.b))
+	case s.hasMax && cmpNum(&n, &s.max) > 0:
+		v.note(CodeInvalidArgumentRange, "", "number is above the maximum "+string(s.max.b))
+	}
+}
