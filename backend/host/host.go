@@ -6,6 +6,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"log"
 
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
@@ -73,6 +74,9 @@ func (h *Host) OpenFiles(dir string, paths []string) []documents.Doc {
 	docs, errs := h.Documents.Open(dir, paths)
 	for _, err := range errs {
 		h.Bus.Publish(events.Notice, map[string]string{"level": "error", "message": err.Error()})
+	}
+	for _, d := range docs {
+		log.Printf("opened %s", d.Path)
 	}
 	if len(docs) > 0 {
 		h.Bus.Publish(events.OpenFiles, docs)

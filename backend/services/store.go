@@ -141,6 +141,6 @@ type RoomConfig struct {
 	Mode         string `json:"mode"` // "serve" or "desktop"
 	Workspace    string `json:"workspace"`
 	BridgeOrigin string `json:"bridgeOrigin,omitempty"`
-	Guard        bool   `json:"guard"`             // mini-app frames are safe to create here
+	Guard        bool   `json:"guard"`                  // mini-app frames are safe to create here
 	GuardMessage string `json:"guardMessage,omitempty"` // why they are not, when Guard is false
 }

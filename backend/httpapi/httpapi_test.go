@@ -1,0 +1,281 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/store"
+)
+
+// fixture is a real store on disk behind the real handler, served by a real HTTP server.
+type fixture struct {
+	srv       *httptest.Server
+	workspace string
+	data      string
+	host      string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{workspace: t.TempDir(), data: t.TempDir()}
+	write(t, filepath.Join(f.workspace, "calc.html"), "<!doctype html><title>Calculator</title><p>1+1")
+	write(t, filepath.Join(f.workspace, "notes.txt"), "not html")
+	st, err := store.Open(store.Roots{Workspace: f.workspace, Data: f.data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handler http.Handler
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(f.srv.Close)
+	f.host = strings.TrimPrefix(f.srv.URL, "http://")
+	handler = New(Options{
+		Host:  f.host,
+		Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
+		Store: services.NewStoreService(st, nil),
+		Bus:   events.NewBus(),
+		Config: func() services.RoomConfig {
+			return services.RoomConfig{Mode: "serve", Workspace: f.workspace, Guard: true}
+		},
+		Extra: func(mux *http.ServeMux) {
+			mux.HandleFunc("POST /api/echo", func(w http.ResponseWriter, r *http.Request) {
+				var v map[string]any
+				if readJSON(w, r, 64<<10, http.StatusBadRequest, &v) {
+					writeJSON(w, http.StatusOK, v)
+				}
+			})
+		},
+		RoomCSP: "default-src 'self'",
+	})
+	return f
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type call struct {
+	method, path, body, ctype string
+	header                    map[string]string
+}
+
+func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
+	t.Helper()
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	req, err := http.NewRequest(c.method, f.srv.URL+c.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.body != "" {
+		ct := c.ctype
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	for k, v := range c.header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var out map[string]any
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("%s %s: body %q is not JSON: %v", c.method, c.path, raw, err)
+		}
+	}
+	return res.StatusCode, out
+}
+
+// snapshot reads every file under the roots, so a test can prove a refusal changed nothing.
+func (f *fixture) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, root := range []string{f.workspace, f.data} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				out[p] = string(b)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+func sameTree(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRoutes(t *testing.T) {
+	f := newFixture(t)
+
+	status, body := f.do(t, call{method: "GET", path: "/api/mini-apps"})
+	apps, _ := body["apps"].([]any)
+	if status != 200 || len(apps) != 1 {
+		t.Fatalf("list: got %d %v, want 200 and one page", status, body)
+	}
+	page := apps[0].(map[string]any)
+	if page["kind"] != "page" || page["appId"] != "page_calc" || page["html"] != nil {
+		t.Fatalf("list entry = %v, want page_calc of kind page without html", page)
+	}
+
+	status, body = f.do(t, call{method: "GET", path: "/api/mini-apps?ref=Calculator"})
+	if status != 200 || !strings.Contains(body["html"].(string), "1+1") {
+		t.Fatalf("get by title: got %d %v, want the page with its html", status, body)
+	}
+	status, body = f.do(t, call{method: "GET", path: "/api/mini-apps?ref=nothing"})
+	if status != 404 || body["error"] != "mini-app-not-found" {
+		t.Fatalf("get unknown: got %d %v, want 404 mini-app-not-found", status, body)
+	}
+
+	status, body = f.do(t, call{method: "GET", path: "/api/file?path=calc.html"})
+	if status != 200 || !strings.Contains(body["content"].(string), "Calculator") {
+		t.Fatalf("file: got %d %v", status, body)
+	}
+	status, body = f.do(t, call{method: "GET", path: "/api/file?path=" + url.QueryEscape("../etc/passwd")})
+	if status != 400 || body["error"] != "path-outside-root" {
+		t.Fatalf("file outside: got %d %v, want 400 path-outside-root", status, body)
+	}
+
+	// Save promotes the page; saving raw HTML under the same name is refused with the owner named.
+	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps", body: `{"ref":"calc.html"}`})
+	if status != 200 || body["appId"] != "app_calc" || body["kind"] != "app" {
+		t.Fatalf("save: got %d %v, want app_calc", status, body)
+	}
+	before := f.snapshot(t)
+	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps", body: `{"name":"calc","html":"<title>other</title>"}`})
+	owner, _ := body["app"].(map[string]any)
+	if status != 409 || body["error"] != "mini-app-name-taken" || owner["appId"] != "app_calc" {
+		t.Fatalf("save taken: got %d %v, want 409 naming app_calc", status, body)
+	}
+	if !sameTree(before, f.snapshot(t)) {
+		t.Fatal("a refused save changed files on disk")
+	}
+	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps", body: `{"ref":"calc.html","name":"x"}`})
+	if status != 400 || body["error"] != "bad-request" {
+		t.Fatalf("save with two targets: got %d %v, want 400 bad-request", status, body)
+	}
+
+	status, body = f.do(t, call{method: "DELETE", path: "/api/mini-apps?id=app_nope"})
+	if status != 404 || body["error"] != "mini-app-not-found" {
+		t.Fatalf("delete unknown: got %d %v, want 404", status, body)
+	}
+	status, body = f.do(t, call{method: "DELETE", path: "/api/mini-apps?id=app_calc"})
+	removed, _ := body["removed"].([]any)
+	if status != 200 || len(removed) == 0 {
+		t.Fatalf("delete: got %d %v, want the removed paths", status, body)
+	}
+
+	status, body = f.do(t, call{method: "PUT", path: "/api/mini-apps", body: `{}`})
+	if status != 405 || body["error"] != CodeMethod {
+		t.Fatalf("PUT: got %d %v, want 405", status, body)
+	}
+	status, body = f.do(t, call{method: "GET", path: "/api/config"})
+	if status != 200 || body["mode"] != "serve" {
+		t.Fatalf("config: got %d %v", status, body)
+	}
+	status, body = f.do(t, call{method: "GET", path: "/api/nothing"})
+	if status != 404 || body["error"] != "not-found" {
+		t.Fatalf("unknown route: got %d %v, want 404 JSON", status, body)
+	}
+}
+
+func TestRoomPageHeaders(t *testing.T) {
+	f := newFixture(t)
+	res, err := http.Get(f.srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	for k, want := range map[string]string{
+		"Content-Security-Policy": "default-src 'self'",
+		"X-Frame-Options":         "DENY",
+		"X-Content-Type-Options":  "nosniff",
+	} {
+		if got := res.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if got := res.Header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Errorf("room sends CORS header %q, want none", got)
+	}
+}
+
+func TestDoorRefusals(t *testing.T) {
+	f := newFixture(t)
+	big := `{"name":"big","html":"` + strings.Repeat("a", MaxBody) + `"}`
+	tests := []struct {
+		name   string
+		c      call
+		status int
+		code   string
+	}{
+		{"foreign Origin", call{method: "POST", path: "/api/mini-apps", body: `{"name":"x","html":"y"}`,
+			header: map[string]string{"Origin": "http://evil.example"}}, 403, CodeForbiddenOrigin},
+		{"sandboxed app's Origin null", call{method: "POST", path: "/api/mini-apps", body: `{"name":"x","html":"y"}`,
+			ctype: "text/plain", header: map[string]string{"Origin": "null"}}, 403, CodeForbiddenOrigin},
+		{"Origin null on a GET", call{method: "GET", path: "/api/mini-apps", header: map[string]string{"Origin": "null"}}, 403, CodeForbiddenOrigin},
+		{"cross-site fetch metadata", call{method: "GET", path: "/api/mini-apps?ref=calc", header: map[string]string{"Sec-Fetch-Site": "cross-site"}}, 403, CodeForbiddenOrigin},
+		{"rebinding Host", call{method: "GET", path: "/api/mini-apps", header: map[string]string{"Host": "attacker.example:80"}}, 403, CodeForbiddenHost},
+		{"text/plain body", call{method: "POST", path: "/api/mini-apps", body: `{"name":"x","html":"y"}`, ctype: "text/plain"}, 415, CodeUnsupportedType},
+		{"form body", call{method: "POST", path: "/api/mini-apps", body: `name=x`, ctype: "application/x-www-form-urlencoded"}, 415, CodeUnsupportedType},
+		{"over the shared limit", call{method: "POST", path: "/api/mini-apps", body: big}, 413, CodeBodyTooLarge},
+		{"a route with its own limit", call{method: "POST", path: "/api/echo", body: `{"a":"` + strings.Repeat("a", 64<<10) + `"}`}, 400, CodeBodyTooLarge},
+		{"not JSON", call{method: "POST", path: "/api/mini-apps", body: `{`}, 400, CodeBadJSON},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := f.snapshot(t)
+			status, body := f.do(t, tt.c)
+			if status != tt.status || body["error"] != tt.code {
+				t.Fatalf("got %d %v, want %d %s", status, body, tt.status, tt.code)
+			}
+			if msg, _ := body["message"].(string); msg == "" {
+				t.Errorf("refusal without a message: %v", body)
+			}
+			if !sameTree(before, f.snapshot(t)) {
+				t.Fatal("a refused request changed files on disk")
+			}
+		})
+	}
+	// The room's own origin passes.
+	status, _ := f.do(t, call{method: "GET", path: "/api/mini-apps", header: map[string]string{"Origin": Origin(f.host)}})
+	if status != 200 {
+		t.Fatalf("own origin: got %d, want 200", status)
+	}
+}

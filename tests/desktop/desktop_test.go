@@ -1,0 +1,264 @@
+// Package desktop runs the real desktop binary under a virtual X server: the window must come up, render
+// the room, take the files of a second launch, and quit through the menu's accelerator.
+package desktop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voicebox/voicebox/tests/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// session is one X display (and D-Bus session bus) of our own.
+type session struct {
+	display string
+	env     []string
+}
+
+func need(t *testing.T, tools map[string]string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("desktop tests need Xvfb and the real binary; skipped in -short mode")
+	}
+	for bin, pkg := range tools {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Fatalf("%s is missing: apt-get install %s (make test installs it)", bin, pkg)
+		}
+	}
+}
+
+func startSession(t *testing.T) *session {
+	t.Helper()
+	need(t, map[string]string{"Xvfb": "xvfb", "xdotool": "xdotool", "import": "imagemagick", "dbus-daemon": "dbus"})
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	num, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		t.Fatalf("Xvfb did not report its display: %v", err)
+	}
+	s := &session{display: ":" + strings.TrimSpace(num)}
+
+	br, bw, _ := os.Pipe()
+	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=3")
+	bus.ExtraFiles = []*os.File{bw}
+	if err := bus.Start(); err != nil {
+		t.Fatalf("start dbus-daemon: %v", err)
+	}
+	bw.Close()
+	t.Cleanup(func() { bus.Process.Kill(); bus.Wait() })
+	addr, err := bufio.NewReader(br).ReadString('\n')
+	br.Close()
+	if err != nil {
+		t.Fatalf("dbus-daemon did not report its address: %v", err)
+	}
+	home := t.TempDir()
+	s.env = append(os.Environ(), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),
+		"HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local/share"), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "NO_AT_BRIDGE=1")
+	return s
+}
+
+// app is a running voicebox with its output collected.
+type app struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan error
+}
+
+func (a *app) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.out.Write(p)
+}
+
+func (a *app) output() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.out.String()
+}
+
+func (s *session) start(t *testing.T, args ...string) *app {
+	t.Helper()
+	bin, err := testbin.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{done: make(chan error, 1)}
+	a.cmd = exec.Command(bin, args...)
+	a.cmd.Env = s.env
+	a.cmd.Stdout, a.cmd.Stderr = a, a
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { a.done <- a.cmd.Wait() }()
+	t.Cleanup(func() {
+		a.cmd.Process.Kill()
+		<-a.done
+		if t.Failed() {
+			t.Logf("voicebox output:\n%s", a.output())
+		}
+	})
+	return a
+}
+
+func (s *session) run(t *testing.T, timeout time.Duration, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// window waits for the Voicebox window and returns its X id.
+func (s *session) window(t *testing.T, a *app) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Voicebox$")
+		if id := strings.TrimSpace(out); err == nil && id != "" {
+			return strings.Fields(id)[0]
+		}
+		select {
+		case err := <-a.done:
+			t.Fatalf("voicebox exited before its window showed: %v", err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	t.Fatal("no Voicebox window within 30 s")
+	return ""
+}
+
+// screenshot grabs the whole screen.
+func (s *session) screenshot(t *testing.T) image.Image {
+	t.Helper()
+	cmd := exec.Command("import", "-window", "root", "png:-")
+	cmd.Env = s.env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	img, err := png.Decode(&out)
+	if err != nil {
+		t.Fatalf("decode screenshot: %v", err)
+	}
+	return img
+}
+
+// colours counts distinct colours: a blank window (only the background) has one or two.
+func colours(img image.Image) int {
+	seen := map[uint32]struct{}{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[(r>>8)<<16|(g>>8)<<8|bl>>8] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+func waitExit(t *testing.T, a *app, within time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-a.done:
+		a.done <- err // let the cleanup's receive finish too
+		return err
+	case <-time.After(within):
+		t.Fatalf("voicebox still running %v later", within)
+		return nil
+	}
+}
+
+func TestWindowRendersAndQuitsFromTheMenu(t *testing.T) {
+	s := startSession(t)
+	ws, data := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "hello.html"), []byte("<!doctype html><title>Hello Page</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := s.start(t, "--workspace", ws, "--data", data)
+	win := s.window(t, a)
+
+	// The room renders: the screen must show more than the window's background.
+	var n int
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if n = colours(s.screenshot(t)); n > 40 {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if n <= 40 {
+		t.Fatalf("screenshot has %d colours, want a rendered room (> 40)", n)
+	}
+	if dir := os.Getenv("VOICEBOX_SCREENSHOTS"); dir != "" {
+		s.run(t, 10*time.Second, "import", "-window", "root", filepath.Join(dir, "desktop.png"))
+	}
+
+	if out, err := s.run(t, 5*time.Second, "xdotool", "windowactivate", "--sync", win, "key", "--clearmodifiers", "ctrl+q"); err != nil {
+		t.Fatalf("xdotool ctrl+q: %v %s", err, out)
+	}
+	if err := waitExit(t, a, 10*time.Second); err != nil {
+		t.Fatalf("voicebox exit after Ctrl+Q: %v, want a clean exit", err)
+	}
+}
+
+func TestSecondLaunchHandsFilesToTheRunningWindow(t *testing.T) {
+	s := startSession(t)
+	ws, data, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	page := filepath.Join(elsewhere, "handed.html")
+	if err := os.WriteFile(page, []byte("<!doctype html><title>Handed</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := s.start(t, "--workspace", ws, "--data", data)
+	s.window(t, first)
+
+	second := s.start(t, "--workspace", ws, "--data", data, page)
+	select {
+	case <-second.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the second launch did not hand over and exit")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	want := fmt.Sprintf("opened %s", page)
+	for !strings.Contains(first.output(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the running window never opened the handed file; want a line %q", want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Voicebox$")
+	if n := len(strings.Fields(out)); n != 1 {
+		t.Fatalf("%d Voicebox windows, want 1", n)
+	}
+}
