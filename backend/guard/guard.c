@@ -1,0 +1,453 @@
+//go:build linux && cgo
+
+// The Linux half of the guard, written against webkit2gtk-4.1 / GTK 3.
+//
+// Everything in this file runs on the GTK main thread (the emission hook,
+// the signal handlers and the watchdog timer), except vbg_install, which runs
+// once on the main goroutine before wails.Run and only adds the hook.
+
+#include <gtk/gtk.h>
+#include <webkit2/webkit2.h>
+#include <string.h>
+#include "guard.h"
+#include "_cgo_export.h"
+
+static char *room_origin;   // "wails://wails"
+static char *room_scheme;   // "wails"
+static char *event_name;    // DOM event that carries messages between worlds
+static char *world_name;    // the isolated world holding the handler
+static char *page_flag;     // "__voiceboxGuard"
+static int mock_capture;
+
+static WebKitWebView *guarded;
+static char *home_uri;      // last room URI that committed in the top frame
+
+// watchdog state
+static guint ping_ms, hang_ms;
+static gboolean armed;          // a room document committed since the last (re)start
+static gboolean ping_pending;
+static gint64 ping_sent_at;     // monotonic µs
+static guint ping_gen;
+static GCancellable *ping_cancel;
+static gboolean recovering;     // waiting for the reloaded room to finish loading
+static gint64 hang_detected_at;
+
+static void glog(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static void glog(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    voiceboxGuardLog(s);
+    g_free(s);
+}
+
+// origin_of returns "scheme://host[:port]" for a URI, lower-cased, without a
+// default port, or NULL when the URI has no host (about:, data:, blob:, ...).
+static char *origin_of(const char *uri)
+{
+    if (uri == NULL)
+        return NULL;
+    GUri *u = g_uri_parse(uri, G_URI_FLAGS_NONE, NULL);
+    if (u == NULL)
+        return NULL;
+    const char *scheme = g_uri_get_scheme(u);
+    const char *host = g_uri_get_host(u);
+    char *res = NULL;
+    if (scheme != NULL && host != NULL && *host != '\0') {
+        int port = g_uri_get_port(u);
+        char *ls = g_ascii_strdown(scheme, -1);
+        char *lh = g_ascii_strdown(host, -1);
+        if (port < 0 || (port == 80 && strcmp(ls, "http") == 0) || (port == 443 && strcmp(ls, "https") == 0))
+            res = g_strdup_printf("%s://%s", ls, lh);
+        else
+            res = g_strdup_printf("%s://%s:%d", ls, lh, port);
+        g_free(ls);
+        g_free(lh);
+    }
+    g_uri_unref(u);
+    return res;
+}
+
+static gboolean is_room(const char *uri)
+{
+    char *o = origin_of(uri);
+    gboolean ok = o != NULL && strcmp(o, room_origin) == 0;
+    g_free(o);
+    return ok;
+}
+
+static gboolean has_room_scheme(const char *uri)
+{
+    if (uri == NULL)
+        return FALSE;
+    char *s = g_uri_parse_scheme(uri);
+    gboolean r = s != NULL && g_ascii_strcasecmp(s, room_scheme) == 0;
+    g_free(s);
+    return r;
+}
+
+static gboolean is_web(const char *uri)
+{
+    if (uri == NULL)
+        return FALSE;
+    char *s = g_uri_parse_scheme(uri);
+    gboolean r = s != NULL && (g_ascii_strcasecmp(s, "http") == 0 || g_ascii_strcasecmp(s, "https") == 0);
+    g_free(s);
+    return r;
+}
+
+// ---- navigation -----------------------------------------------------------
+
+static void offer_external(const char *uri)
+{
+    if (is_web(uri))
+        voiceboxGuardExternal((char *)uri);
+}
+
+static gboolean on_decide_policy(WebKitWebView *wv, WebKitPolicyDecision *d,
+                                 WebKitPolicyDecisionType type, gpointer unused)
+{
+    switch (type) {
+    case WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION: {
+        // Emitted for the top frame and for subframes alike (WebKitGTK does not
+        // say which). Nothing may navigate to another origin of the room's
+        // scheme; the top frame is held to the room by the response policy
+        // and by on_load_changed.
+        WebKitNavigationAction *a = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(d));
+        const char *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(a));
+        if (has_room_scheme(uri) && !is_room(uri)) {
+            glog("refused navigation to %s", uri);
+            webkit_policy_decision_ignore(d);
+            return TRUE;
+        }
+        return FALSE;
+    }
+    case WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION: {
+        WebKitNavigationAction *a = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(d));
+        const char *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(a));
+        gboolean gesture = webkit_navigation_action_is_user_gesture(a);
+        glog("refused new window for %s (user gesture: %d)", uri, gesture);
+        if (gesture)
+            offer_external(uri);
+        webkit_policy_decision_ignore(d);
+        return TRUE;
+    }
+    case WEBKIT_POLICY_DECISION_TYPE_RESPONSE: {
+        WebKitResponsePolicyDecision *rd = WEBKIT_RESPONSE_POLICY_DECISION(d);
+        const char *uri = webkit_uri_request_get_uri(webkit_response_policy_decision_get_request(rd));
+        if (webkit_response_policy_decision_is_main_frame_main_resource(rd)) {
+            if (!is_room(uri)) {
+                glog("refused top-level document %s", uri);
+                webkit_policy_decision_ignore(d);
+                return TRUE;
+            }
+        } else if (has_room_scheme(uri)) {
+            // A frame document from the room's origin would be same-origin
+            // with the room and could reach window.top.WailsInvoke.
+            glog("refused room document in a subframe: %s", uri);
+            webkit_policy_decision_ignore(d);
+            return TRUE;
+        }
+        return FALSE;
+    }
+    default:
+        return FALSE;
+    }
+}
+
+// ---- watchdog -------------------------------------------------------------
+
+static void stop_ping(void)
+{
+    if (ping_cancel != NULL) {
+        g_cancellable_cancel(ping_cancel);
+        g_clear_object(&ping_cancel);
+    }
+    ping_pending = FALSE;
+    ping_gen++;
+}
+
+static void recover(const char *why)
+{
+    glog("watchdog: %s; restarting the web process", why);
+    stop_ping();
+    armed = FALSE;
+    recovering = TRUE;
+    hang_detected_at = g_get_monotonic_time();
+    webkit_web_view_terminate_web_process(guarded);
+    const char *cur = webkit_web_view_get_uri(guarded);
+    if (cur != NULL && is_room(cur))
+        webkit_web_view_reload(guarded);
+    else if (home_uri != NULL)
+        webkit_web_view_load_uri(guarded, home_uri);
+    else
+        webkit_web_view_reload(guarded);
+}
+
+static void ping_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+    guint gen = GPOINTER_TO_UINT(data);
+    GError *err = NULL;
+    JSCValue *v = webkit_web_view_evaluate_javascript_finish(WEBKIT_WEB_VIEW(src), res, &err);
+    if (v != NULL)
+        g_object_unref(v);
+    gboolean cancelled = err != NULL && g_error_matches(err, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_clear_error(&err);
+    if (cancelled || gen != ping_gen)
+        return;
+    // Any answer, even an error, means the web process is running.
+    ping_pending = FALSE;
+    g_clear_object(&ping_cancel);
+}
+
+static gboolean watchdog_tick(gpointer unused)
+{
+    if (guarded == NULL)
+        return G_SOURCE_REMOVE;
+    if (!armed)
+        return G_SOURCE_CONTINUE;
+    gint64 now = g_get_monotonic_time();
+    if (ping_pending) {
+        if (now - ping_sent_at >= (gint64)hang_ms * 1000)
+            recover("the room stopped answering");
+        return G_SOURCE_CONTINUE;
+    }
+    ping_pending = TRUE;
+    ping_sent_at = now;
+    ping_cancel = g_cancellable_new();
+    webkit_web_view_evaluate_javascript(guarded, "0", -1, world_name, NULL, ping_cancel,
+                                        ping_done, GUINT_TO_POINTER(ping_gen));
+    return G_SOURCE_CONTINUE;
+}
+
+static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unused)
+{
+    const char *uri = webkit_web_view_get_uri(wv);
+    switch (ev) {
+    case WEBKIT_LOAD_STARTED:
+    case WEBKIT_LOAD_REDIRECTED:
+        if (!is_room(uri)) {
+            glog("stopped top-level load of %s", uri ? uri : "(null)");
+            webkit_web_view_stop_loading(wv);
+            offer_external(uri);
+        }
+        break;
+    case WEBKIT_LOAD_COMMITTED:
+        if (!is_room(uri)) {
+            // Should not happen (see on_decide_policy); bring the room back.
+            glog("a foreign document committed in the top frame (%s); reloading the room", uri ? uri : "(null)");
+            if (home_uri != NULL)
+                webkit_web_view_load_uri(wv, home_uri);
+            break;
+        }
+        g_free(home_uri);
+        home_uri = g_strdup(uri);
+        stop_ping();
+        armed = TRUE;
+        break;
+    case WEBKIT_LOAD_FINISHED:
+        if (recovering && is_room(uri)) {
+            recovering = FALSE;
+            gint64 ms = (g_get_monotonic_time() - hang_detected_at) / 1000;
+            glog("watchdog: room reloaded %" G_GINT64_FORMAT " ms after the restart", ms);
+            voiceboxGuardRecovered((int)ms);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_terminated(WebKitWebView *wv, WebKitWebProcessTerminationReason reason, gpointer unused)
+{
+    if (reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API)
+        return; // our own recover()
+    recover(reason == WEBKIT_WEB_PROCESS_CRASHED ? "the web process crashed" : "the web process exceeded its memory limit");
+}
+
+// ---- permissions and dialogs ----------------------------------------------
+
+static gboolean on_permission(WebKitWebView *wv, WebKitPermissionRequest *req, gpointer unused)
+{
+    const char *uri = webkit_web_view_get_uri(wv);
+    if (WEBKIT_IS_USER_MEDIA_PERMISSION_REQUEST(req)) {
+        WebKitUserMediaPermissionRequest *um = WEBKIT_USER_MEDIA_PERMISSION_REQUEST(req);
+        gboolean audio = webkit_user_media_permission_is_for_audio_device(um);
+        gboolean video = webkit_user_media_permission_is_for_video_device(um);
+        gboolean display = webkit_user_media_permission_is_for_display_device(um);
+        if (audio && !video && !display && is_room(uri)) {
+            glog("granted microphone to the room");
+            webkit_permission_request_allow(req);
+            return TRUE;
+        }
+        glog("denied capture (audio %d, video %d, display %d)", audio, video, display);
+    } else {
+        glog("denied permission request %s", G_OBJECT_TYPE_NAME(req));
+    }
+    webkit_permission_request_deny(req);
+    return TRUE;
+}
+
+static gboolean on_script_dialog(WebKitWebView *wv, WebKitScriptDialog *dialog, gpointer unused)
+{
+    // A modal dialog stalls the shared web process (and so the watchdog) and
+    // lets any frame put UI over the room: none are shown.
+    switch (webkit_script_dialog_get_dialog_type(dialog)) {
+    case WEBKIT_SCRIPT_DIALOG_CONFIRM:
+        webkit_script_dialog_confirm_set_confirmed(dialog, FALSE);
+        break;
+    case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM:
+        webkit_script_dialog_confirm_set_confirmed(dialog, TRUE);
+        break;
+    default:
+        break;
+    }
+    glog("suppressed a script dialog");
+    return TRUE;
+}
+
+// ---- installation ---------------------------------------------------------
+
+static const char forwarder_js[] =
+    "(function(){\n"
+    "  var ROOM = %s, EVT = %s;\n"
+    "  if (location.origin !== ROOM) return;\n"
+    "  var mh = window.webkit && window.webkit.messageHandlers;\n"
+    "  var h = mh && mh.external;\n"
+    "  if (!h) return;\n"
+    "  var post = h.postMessage.bind(h);\n"
+    "  document.addEventListener(EVT, function (e) {\n"
+    "    if (location.origin !== ROOM) return;\n"
+    "    var m = e.detail;\n"
+    "    if (typeof m !== 'string') return;\n"
+    "    e.stopImmediatePropagation();\n"
+    "    post(m);\n"
+    "  }, true);\n"
+    "})();\n";
+
+static const char page_js[] =
+    "(function(){\n"
+    "  var ROOM = %s, EVT = %s, FLAG = %s;\n"
+    "  if (location.origin !== ROOM) return;\n"
+    "  var doc = document, CE = CustomEvent, dispatch = EventTarget.prototype.dispatchEvent,\n"
+    "      apply = Reflect.apply, str = String;\n"
+    "  function WailsInvoke(message) {\n"
+    "    apply(dispatch, doc, [new CE(EVT, { detail: str(message) })]);\n"
+    "  }\n"
+    "  Object.defineProperty(window, 'WailsInvoke', { value: WailsInvoke, writable: false, configurable: false, enumerable: false });\n"
+    "  Object.defineProperty(window, FLAG, { value: true, writable: false, configurable: false, enumerable: false });\n"
+    "})();\n";
+
+static char *js_string(const char *s)
+{
+    // The inputs are validated on the Go side ([A-Za-z0-9:/._-]); quote anyway.
+    GString *b = g_string_new("\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            g_string_append_c(b, '\\');
+        g_string_append_c(b, *p);
+    }
+    g_string_append_c(b, '"');
+    return g_string_free(b, FALSE);
+}
+
+static void add_script(WebKitUserContentManager *m, const char *src, const char *world)
+{
+    WebKitUserScript *s = world != NULL
+        ? webkit_user_script_new_for_world(src, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, world, NULL, NULL)
+        : webkit_user_script_new(src, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, NULL, NULL);
+    webkit_user_content_manager_add_script(m, s);
+    webkit_user_script_unref(s);
+}
+
+static void guard_webview(WebKitWebView *wv)
+{
+    guarded = wv;
+    g_object_add_weak_pointer(G_OBJECT(wv), (gpointer *)&guarded);
+
+    // Navigation, permissions and dialogs are guarded even if confining the
+    // handler fails below.
+    g_signal_connect(wv, "decide-policy", G_CALLBACK(on_decide_policy), NULL);
+    g_signal_connect(wv, "load-changed", G_CALLBACK(on_load_changed), NULL);
+    g_signal_connect(wv, "permission-request", G_CALLBACK(on_permission), NULL);
+    g_signal_connect(wv, "script-dialog", G_CALLBACK(on_script_dialog), NULL);
+    g_signal_connect(wv, "web-process-terminated", G_CALLBACK(on_terminated), NULL);
+
+    WebKitWebContext *ctx = webkit_web_view_get_context(wv);
+    WebKitSecurityManager *sm = webkit_web_context_get_security_manager(ctx);
+    // Pages of other schemes (the mini-apps' http origin) may not display
+    // room URIs, e.g. in an iframe.
+    webkit_security_manager_register_uri_scheme_as_display_isolated(sm, room_scheme);
+
+    WebKitSettings *st = webkit_web_view_get_settings(wv);
+    webkit_settings_set_enable_media_stream(st, TRUE);
+    if (mock_capture) {
+        webkit_settings_set_enable_mock_capture_devices(st, TRUE);
+        glog("mock capture devices enabled");
+    }
+
+    WebKitUserContentManager *m = webkit_web_view_get_user_content_manager(wv);
+    webkit_user_content_manager_unregister_script_message_handler(m, "external");
+    if (!webkit_user_content_manager_register_script_message_handler_in_world(m, "external", world_name)) {
+        // Fail closed: no world has the handler, so nothing reaches Go.
+        glog("could not register the IPC handler in the isolated world; IPC is off");
+        voiceboxGuardState(0);
+        return;
+    }
+
+    char *room = js_string(room_origin), *evt = js_string(event_name), *flag = js_string(page_flag);
+    char *fwd = g_strdup_printf(forwarder_js, room, evt);
+    char *page = g_strdup_printf(page_js, room, evt, flag);
+    add_script(m, fwd, world_name);
+    add_script(m, page, NULL);
+    g_free(fwd);
+    g_free(page);
+    g_free(room);
+    g_free(evt);
+    g_free(flag);
+
+    if (ping_ms > 0 && hang_ms > 0)
+        g_timeout_add(ping_ms, watchdog_tick, NULL);
+
+    voiceboxGuardState(1);
+}
+
+static gboolean parent_set_hook(GSignalInvocationHint *hint, guint n, const GValue *params, gpointer unused)
+{
+    if (n < 1)
+        return TRUE;
+    GObject *obj = g_value_get_object(&params[0]);
+    if (obj == NULL || !WEBKIT_IS_WEB_VIEW(obj))
+        return TRUE; // keep waiting
+    if (gtk_widget_get_parent(GTK_WIDGET(obj)) == NULL)
+        return TRUE;
+    guard_webview(WEBKIT_WEB_VIEW(obj));
+    return FALSE; // only the first web view; remove the hook
+}
+
+int vbg_install(const char *origin, const char *evt, const char *world, const char *flag,
+                int mock, unsigned int ping, unsigned int hang)
+{
+    room_origin = g_strdup(origin);
+    room_scheme = g_uri_parse_scheme(origin);
+    if (room_scheme == NULL)
+        return -1;
+    event_name = g_strdup(evt);
+    world_name = g_strdup(world);
+    page_flag = g_strdup(flag);
+    mock_capture = mock;
+    ping_ms = ping;
+    hang_ms = hang;
+
+    // Make sure the classes (and so the signals) exist before gtk_init.
+    g_type_class_ref(GTK_TYPE_WIDGET);
+    g_type_ensure(WEBKIT_TYPE_WEB_VIEW);
+    guint sig = g_signal_lookup("parent-set", GTK_TYPE_WIDGET);
+    if (sig == 0)
+        return -2;
+    if (g_signal_add_emission_hook(sig, 0, parent_set_hook, NULL, NULL) == 0)
+        return -3;
+    return 0;
+}

@@ -1,0 +1,200 @@
+// Package guard confines the Wails IPC channel to the room.
+//
+// Wails v2 registers its script message handler ("external") in the page's
+// default script world, so every frame of the window — the mini-apps'
+// bridge frame and their sandboxed inner frame included — can post raw Wails
+// IPC (call bound Go methods, forge file drops, open URLs, quit the app).
+//
+// On Linux, Install hooks the moment Wails packs its WebKitWebView (just
+// before it loads the index) and:
+//
+//   - moves the "external" handler into an isolated script world;
+//   - adds two top-frame-only document-start user scripts: in the isolated
+//     world a forwarder that relays string messages from a DOM CustomEvent to
+//     the handler, only while location.origin is the room's; in the page world
+//     a non-writable window.WailsInvoke that dispatches that event (the Wails
+//     runtime calls window.WailsInvoke for everything it sends) and the
+//     non-writable flag window[PageFlag] === true;
+//   - keeps the top frame on the room's origin (anything else is refused; an
+//     http(s) URL is offered to Options.ConfirmExternal), refuses new windows
+//     and room documents in subframes;
+//   - grants microphone capture to the room only and denies every other
+//     permission request; suppresses script dialogs;
+//   - runs a watchdog that restarts the shared web process and reloads the
+//     room when it stops answering (a mini-app in while(true){}).
+//
+// On other platforms Install returns ErrUnsupported and Active is false; the
+// room should then refuse to run mini-apps.
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Options configures Install.
+type Options struct {
+	// RoomOrigin is the origin the room is served from, "wails://wails".
+	// Empty means "wails://wails".
+	RoomOrigin string
+
+	// ConfirmExternal is called, on its own goroutine (never the GTK thread),
+	// before an http(s) URL that the top frame tried to navigate to (or open
+	// in a new window, on a user gesture) is opened in the system browser.
+	// The guard opens it only if this returns true. Nil means never open.
+	// While one confirmation is pending, further requests are dropped.
+	ConfirmExternal func(url string) bool
+
+	// Opener is the command that opens a confirmed URL (the URL is its only
+	// argument). Empty means "xdg-open".
+	Opener string
+
+	// OnRecovered is called, on its own goroutine, after the watchdog
+	// restarted the web process and the reloaded room finished loading.
+	OnRecovered func()
+
+	// PingInterval is how often the watchdog pings the room (default 250ms);
+	// HangAfter is how long an unanswered ping may be outstanding before the
+	// web process is restarted (default 2s). A negative value for either
+	// turns the watchdog off.
+	PingInterval, HangAfter time.Duration
+
+	// Disabled leaves Wails as it is (test-only; the caller sets it when
+	// VOICEBOX_UNSAFE_NO_GUARD=1 so tests can show the leak). Active stays
+	// false.
+	Disabled bool
+
+	// Logf receives the guard's diagnostics. Nil means log.Printf.
+	Logf func(format string, args ...any)
+}
+
+// ErrUnsupported is returned by Install on platforms without a guard.
+var ErrUnsupported = errors.New("guard-unsupported")
+
+// PageFlag names the non-writable page-world flag that the room checks:
+// window.__voiceboxGuard === true.
+const PageFlag = "__voiceboxGuard"
+
+// UnsafeNoGuardEnv is the environment variable (value "1") that callers map
+// to Options.Disabled, for tests only.
+const UnsafeNoGuardEnv = "VOICEBOX_UNSAFE_NO_GUARD"
+
+// MockCaptureEnv, set to "1", makes WebKit use mock capture devices (tests).
+const MockCaptureEnv = "VOICEBOX_MOCK_CAPTURE"
+
+const (
+	defaultRoomOrigin = "wails://wails"
+	eventName         = "voicebox-guard-ipc"
+	worldName         = "voicebox-guard"
+)
+
+var (
+	active    atomic.Bool
+	installed atomic.Bool
+	opts      Options
+	confirmMu atomic.Bool
+)
+
+// Active reports whether the guard is in force: the hook ran and the IPC
+// handler is confined to the room.
+func Active() bool { return active.Load() }
+
+var originRE = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://[a-z0-9.-]+(:[0-9]{1,5})?$`)
+
+// normalizeOrigin checks that o is scheme://host[:port] and lower-cases it.
+func normalizeOrigin(o string) (string, error) {
+	if o == "" {
+		return defaultRoomOrigin, nil
+	}
+	o = strings.ToLower(strings.TrimSuffix(o, "/"))
+	if !originRE.MatchString(o) {
+		return "", fmt.Errorf("guard: RoomOrigin %q is not scheme://host[:port]", o)
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return "", fmt.Errorf("guard: RoomOrigin %q: %w", o, err)
+	}
+	if (u.Scheme == "http" && u.Port() == "80") || (u.Scheme == "https" && u.Port() == "443") {
+		o = u.Scheme + "://" + u.Hostname()
+	}
+	return o, nil
+}
+
+func logf(format string, args ...any) {
+	if opts.Logf != nil {
+		opts.Logf(format, args...)
+		return
+	}
+	log.Printf("guard: "+format, args...)
+}
+
+// webURL returns the URL if it is an absolute http(s) URL that is safe to
+// hand to an opener as a single argument.
+func webURL(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", false
+	}
+	s := u.String()
+	if strings.ContainsAny(s, "\x00\n\r") {
+		return "", false
+	}
+	return s, true
+}
+
+// external asks the person (through ConfirmExternal) and opens the URL.
+// It runs on its own goroutine.
+func external(raw string) {
+	s, ok := webURL(raw)
+	if !ok {
+		return
+	}
+	if !confirmMu.CompareAndSwap(false, true) {
+		logf("dropped %s: a confirmation is already pending", s)
+		return
+	}
+	defer confirmMu.Store(false)
+	if opts.ConfirmExternal == nil || !opts.ConfirmExternal(s) {
+		logf("not opening %s", s)
+		return
+	}
+	opener := opts.Opener
+	if opener == "" {
+		opener = "xdg-open"
+	}
+	cmd := exec.Command(opener, s)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		logf("opening %s: %v", s, err)
+		return
+	}
+	go cmd.Wait()
+}
+
+func recovered() {
+	if opts.OnRecovered != nil {
+		opts.OnRecovered()
+	}
+}
+
+func durMS(d, def time.Duration) uint {
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		d = def
+	}
+	ms := d.Milliseconds()
+	if ms < 1 {
+		ms = 1
+	}
+	return uint(ms)
+}

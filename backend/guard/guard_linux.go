@@ -1,0 +1,83 @@
+//go:build linux && cgo
+
+package guard
+
+/*
+#cgo pkg-config: webkit2gtk-4.1 gtk+-3.0
+#include <stdlib.h>
+#include "guard.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+	"unsafe"
+)
+
+// Install must be called on the main goroutine before wails.Run. It only
+// registers a GTK emission hook; the guard takes effect when Wails packs its
+// web view, before the first navigation. Active reports whether it did.
+func Install(o Options) error {
+	if !installed.CompareAndSwap(false, true) {
+		return errors.New("guard: Install called twice")
+	}
+	origin, err := normalizeOrigin(o.RoomOrigin)
+	if err != nil {
+		installed.Store(false)
+		return err
+	}
+	o.RoomOrigin = origin
+	opts = o
+	if o.Disabled {
+		logf("DISABLED (%s=1): every frame can post Wails IPC", UnsafeNoGuardEnv)
+		return nil
+	}
+	ping := durMS(o.PingInterval, 250*time.Millisecond)
+	hang := durMS(o.HangAfter, 2*time.Second)
+	if ping == 0 || hang == 0 {
+		ping, hang = 0, 0
+	}
+
+	cs := func(s string) *C.char { return C.CString(s) }
+	corigin, cevt, cworld, cflag := cs(origin), cs(eventName), cs(worldName), cs(PageFlag)
+	defer C.free(unsafe.Pointer(corigin))
+	defer C.free(unsafe.Pointer(cevt))
+	defer C.free(unsafe.Pointer(cworld))
+	defer C.free(unsafe.Pointer(cflag))
+	mock := C.int(0)
+	if os.Getenv(MockCaptureEnv) == "1" {
+		mock = 1
+	}
+	if rc := C.vbg_install(corigin, cevt, cworld, cflag, mock, C.uint(ping), C.uint(hang)); rc != 0 {
+		return fmt.Errorf("guard: could not install the GTK hook (%d)", int(rc))
+	}
+	return nil
+}
+
+//export voiceboxGuardState
+func voiceboxGuardState(ok C.int) {
+	active.Store(ok != 0)
+	if ok != 0 {
+		logf("active: IPC confined to %s", opts.RoomOrigin)
+	} else {
+		logf("NOT active: IPC is off")
+	}
+}
+
+//export voiceboxGuardLog
+func voiceboxGuardLog(msg *C.char) {
+	logf("%s", C.GoString(msg))
+}
+
+//export voiceboxGuardExternal
+func voiceboxGuardExternal(uri *C.char) {
+	go external(C.GoString(uri))
+}
+
+//export voiceboxGuardRecovered
+func voiceboxGuardRecovered(ms C.int) {
+	go recovered()
+}
