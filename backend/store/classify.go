@@ -1,0 +1,343 @@
+package store
+
+import (
+	"fmt"
+	"hash/fnv"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// item is an entry plus what the store needs to act on it.
+type item struct {
+	Entry
+	rs        *rootSpec
+	rootPath  string
+	rel       string   // slash path of the file relative to rootPath
+	shelfBase string   // apps: base name of the shelf .html (without .html)
+	record    *metaRec // apps: the shelf record that describes it (nil: none)
+	proven    bool     // a workspace file proven to be the record's app
+	naturalID string
+}
+
+type snapshot struct {
+	entries []Entry // List order
+	items   []*item // id priority order (apps first, then source, path)
+	byID    map[string]*item
+}
+
+func emptySnapshot() *snapshot { return &snapshot{byID: map[string]*item{}} }
+
+// Slugify turns a name into a shelf slug: lower-case ASCII letters and
+// digits, other runs replaced by one '-', a trailing ".html" dropped, at most
+// 64 bytes. It returns "" when the name has no ASCII letter or digit.
+func Slugify(name string) string {
+	name = trimHTMLExt(strings.TrimSpace(name))
+	var b strings.Builder
+	dash := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') {
+			b.WriteByte(c)
+			dash = false
+		} else if b.Len() > 0 && !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimRight(b.String(), "-")
+	if len(s) > 64 {
+		s = strings.TrimRight(s[:64], "-")
+	}
+	return s
+}
+
+// slugOf is Slugify with a stable fallback for names without ASCII letters
+// or digits ("x-" and a hash of the name), so every entry has a slug.
+func slugOf(name string) string {
+	if s := Slugify(name); s != "" {
+		return s
+	}
+	h := fnv.New32a()
+	h.Write([]byte(trimHTMLExt(strings.TrimSpace(name))))
+	return fmt.Sprintf("x-%08x", h.Sum32())
+}
+
+func validAppID(id string) bool {
+	if !strings.HasPrefix(id, "app_") || len(id) <= 4 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func titleOr(t, fileName string) string {
+	if t != "" {
+		return t
+	}
+	return strings.TrimSpace(trimHTMLExt(fileName))
+}
+
+// recordProves reports whether rec names the workspace file rel.
+func (s *Store) recordProves(rec *metaRec, rel string) bool {
+	if rec == nil || rec.WorkspacePath == "" || s.workspace == "" {
+		return false
+	}
+	wp, err := cleanRel(rec.WorkspacePath)
+	if err != nil || wp != rel {
+		return false
+	}
+	if rec.WorkspaceRoot != "" {
+		wr := filepath.Clean(rec.WorkspaceRoot)
+		if wr != s.workspace && wr != s.wsReal {
+			return false
+		}
+	}
+	return true
+}
+
+// rebuildLocked classifies the discovered files into a new snapshot and
+// notifies subscribers if the list changed. Caller holds opMu.
+func (s *Store) rebuildLocked() {
+	var shelfApps, wsFiles, sbFiles []*item
+	for _, ds := range s.dirs {
+		switch ds.rs.kind {
+		case rootShelf:
+			for name, f := range ds.files {
+				if f.bad {
+					continue
+				}
+				base := trimHTMLExt(name)
+				var rec *metaRec
+				if m := ds.metas[base]; m != nil && !m.bad {
+					rec = m.meta
+				}
+				it := s.fileItem(ds, f)
+				it.Source = SourceShelf
+				it.Kind = KindApp
+				it.shelfBase = base
+				it.record = rec
+				it.Slug = slugOf(base)
+				it.naturalID = "app_" + it.Slug
+				if rec != nil {
+					if validAppID(rec.AppID) {
+						it.naturalID = rec.AppID
+					}
+					if rec.Title != "" {
+						it.Title = rec.Title
+					}
+					if !rec.CreatedAt.IsZero() {
+						it.CreatedAt = rec.CreatedAt
+					}
+					if !rec.UpdatedAt.IsZero() {
+						it.UpdatedAt = rec.UpdatedAt
+					}
+					if wp, err := cleanRel(rec.WorkspacePath); err == nil {
+						it.WorkspacePath = wp
+					}
+				}
+				shelfApps = append(shelfApps, it)
+			}
+		case rootWorkspace:
+			for _, f := range ds.files {
+				if f.bad {
+					continue
+				}
+				it := s.fileItem(ds, f)
+				it.Source = SourceWorkspace
+				it.Kind = KindPage
+				it.WorkspacePath = it.rel
+				it.naturalID = "page_" + it.Slug
+				wsFiles = append(wsFiles, it)
+			}
+		case rootSandbox:
+			for _, f := range ds.files {
+				if f.bad {
+					continue
+				}
+				it := s.fileItem(ds, f)
+				it.Source = SourceSandbox
+				it.Kind = KindPage
+				it.Sandbox, _, _ = strings.Cut(ds.rel, "/")
+				it.naturalID = "page_" + it.Slug
+				sbFiles = append(sbFiles, it)
+			}
+		}
+	}
+
+	// Proof: a shelf record whose workspacePath is a workspace file's own
+	// relative path makes that file the app; the shelf copy is not listed.
+	sort.Slice(shelfApps, func(i, j int) bool { return shelfApps[i].shelfBase < shelfApps[j].shelfBase })
+	wsByRel := make(map[string]*item, len(wsFiles))
+	for _, it := range wsFiles {
+		wsByRel[it.rel] = it
+	}
+	all := make([]*item, 0, len(shelfApps)+len(wsFiles)+len(sbFiles))
+	for _, app := range shelfApps {
+		if app.record != nil && app.record.WorkspacePath != "" {
+			if ws := wsByRel[app.WorkspacePath]; ws != nil && !ws.proven && s.recordProves(app.record, ws.rel) {
+				ws.proven = true
+				ws.Kind = KindApp
+				ws.naturalID = app.naturalID
+				ws.Slug = app.Slug
+				if app.record.Title != "" {
+					ws.Title = app.record.Title
+				}
+				if !app.record.CreatedAt.IsZero() {
+					ws.CreatedAt = app.record.CreatedAt
+				}
+				if !app.record.UpdatedAt.IsZero() {
+					ws.UpdatedAt = app.record.UpdatedAt
+				}
+				ws.shelfBase = app.shelfBase
+				ws.record = app.record
+				continue
+			}
+		}
+		all = append(all, app)
+	}
+	all = append(all, wsFiles...)
+	all = append(all, sbFiles...)
+
+	assignIDs(all)
+
+	snap := &snapshot{items: all, byID: make(map[string]*item, len(all))}
+	for _, it := range all {
+		snap.byID[it.AppID] = it
+	}
+	listOrder := make([]*item, len(all))
+	copy(listOrder, all)
+	sort.Slice(listOrder, func(i, j int) bool {
+		a, b := listOrder[i], listOrder[j]
+		if a.Kind != b.Kind {
+			return a.Kind == KindApp
+		}
+		la, lb := strings.ToLower(a.Title), strings.ToLower(b.Title)
+		if la != lb {
+			return la < lb
+		}
+		if a.Title != b.Title {
+			return a.Title < b.Title
+		}
+		return a.AppID < b.AppID
+	})
+	snap.entries = make([]Entry, len(listOrder))
+	for i, it := range listOrder {
+		snap.entries[i] = it.Entry
+	}
+
+	s.mu.Lock()
+	old := s.snap
+	s.snap = snap
+	s.mu.Unlock()
+	if !sameEntries(old.entries, snap.entries) {
+		s.notify()
+	}
+}
+
+func (s *Store) fileItem(ds *dirState, f *fileRec) *item {
+	it := &item{rs: ds.rs, rootPath: ds.rs.path, rel: relJoin(ds.rel, f.name)}
+	it.FileName = f.name
+	it.StoragePath = filepath.Join(ds.path, f.name)
+	it.SizeBytes = f.size
+	it.Title = titleOr(f.title, f.name)
+	it.Slug = slugOf(f.name)
+	it.UpdatedAt = f.mtime.UTC()
+	it.CreatedAt = f.btime.UTC()
+	if f.btime.IsZero() || f.btime.After(f.mtime) {
+		it.CreatedAt = it.UpdatedAt
+	}
+	return it
+}
+
+func sourceRank(s Source) int {
+	switch s {
+	case SourceWorkspace:
+		return 0
+	case SourceShelf:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// priorityLess is the id/lookup priority: apps first, then workspace, shelf,
+// sandbox, then sandbox root, sandbox name and path.
+func priorityLess(a, b *item) bool {
+	if a.Kind != b.Kind {
+		return a.Kind == KindApp
+	}
+	if ra, rb := sourceRank(a.Source), sourceRank(b.Source); ra != rb {
+		return ra < rb
+	}
+	if a.rs.order != b.rs.order {
+		return a.rs.order < b.rs.order
+	}
+	return a.rel < b.rel
+}
+
+// assignIDs sorts items into priority order and gives each a unique id (see
+// the package doc).
+func assignIDs(items []*item) {
+	sort.Slice(items, func(i, j int) bool { return priorityLess(items[i], items[j]) })
+	reserved := make(map[string]bool, len(items))
+	for _, it := range items {
+		reserved[it.naturalID] = true
+	}
+	taken := make(map[string]bool, len(items))
+	var dups []*item
+	for _, it := range items {
+		if taken[it.naturalID] {
+			dups = append(dups, it)
+			continue
+		}
+		taken[it.naturalID] = true
+		it.AppID = it.naturalID
+	}
+	for _, it := range dups {
+		for n := 2; ; n++ {
+			id := it.naturalID + "-" + strconv.Itoa(n)
+			if !taken[id] && !reserved[id] {
+				taken[id] = true
+				it.AppID = id
+				break
+			}
+		}
+	}
+}
+
+func sameEntries(a, b []Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.AppID != y.AppID || x.Slug != y.Slug || x.Title != y.Title || x.FileName != y.FileName ||
+			x.Source != y.Source || x.Sandbox != y.Sandbox || x.StoragePath != y.StoragePath ||
+			x.WorkspacePath != y.WorkspacePath || x.SizeBytes != y.SizeBytes || x.Kind != y.Kind ||
+			!x.CreatedAt.Equal(y.CreatedAt) || !x.UpdatedAt.Equal(y.UpdatedAt) {
+			return false
+		}
+	}
+	return true
+}
+
+// relOfWorkspaceRef turns a reference into a workspace-relative slash path
+// when it can be one.
+func relOfWorkspaceRef(ref string) (string, bool) {
+	c, err := cleanRel(ref)
+	if err != nil || !hasHTMLExt(path.Base(c)) {
+		return "", false
+	}
+	return c, true
+}

@@ -1,0 +1,693 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"html"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+type rootKind int
+
+const (
+	rootShelf rootKind = iota
+	rootSandbox
+	rootWorkspace
+)
+
+// rootSpec is one root folder and its depth rules.
+type rootSpec struct {
+	kind  rootKind
+	path  string // absolute, cleaned
+	order int    // position in s.roots (sandbox roots ordering)
+}
+
+// maxDirLevel is the deepest folder level walked (root = 0).
+func (rs *rootSpec) maxDirLevel() int {
+	switch rs.kind {
+	case rootWorkspace:
+		return 1
+	case rootSandbox:
+		return 3 // root / home / x / y
+	default:
+		return 0
+	}
+}
+
+// listsFiles reports whether .html files at this folder level are entries.
+func (rs *rootSpec) listsFiles(level int) bool {
+	if rs.kind == rootSandbox {
+		return level >= 1
+	}
+	return level <= rs.maxDirLevel()
+}
+
+// fileRec is one .html file (or, on the shelf, one .meta.json) in a folder.
+type fileRec struct {
+	name    string
+	size    int64
+	mtime   time.Time
+	btime   time.Time
+	title   string
+	symlink bool
+	meta    *metaRec // for .meta.json files
+	bad     bool     // failed to read: not listed
+}
+
+// dirState is the discovered content of one walked folder.
+type dirState struct {
+	rs      *rootSpec
+	path    string
+	rel     string // slash path relative to the root, "." for the root
+	level   int
+	files   map[string]*fileRec // .html files by name
+	metas   map[string]*fileRec // shelf only: .meta.json by base name
+	subdirs map[string]bool     // walked child folder names
+}
+
+// metaRec is a parsed <slug>.meta.json.
+type metaRec struct {
+	AppID         string
+	Title         string
+	WorkspacePath string
+	WorkspaceRoot string
+	SourcePath    string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// metaFile is the on-disk form of a shelf record.
+type metaFile struct {
+	AppID         string          `json:"appId"`
+	Title         string          `json:"title"`
+	WorkspacePath string          `json:"workspacePath,omitempty"`
+	WorkspaceRoot string          `json:"workspaceRoot,omitempty"`
+	SourcePath    string          `json:"sourcePath,omitempty"`
+	CreatedAt     json.RawMessage `json:"createdAt,omitempty"`
+	UpdatedAt     json.RawMessage `json:"updatedAt,omitempty"`
+}
+
+func parseMeta(b []byte) (*metaRec, error) {
+	var mf metaFile
+	if err := json.Unmarshal(b, &mf); err != nil {
+		return nil, err
+	}
+	return &metaRec{
+		AppID:         mf.AppID,
+		Title:         mf.Title,
+		WorkspacePath: mf.WorkspacePath,
+		WorkspaceRoot: mf.WorkspaceRoot,
+		SourcePath:    mf.SourcePath,
+		CreatedAt:     parseJSONTime(mf.CreatedAt),
+		UpdatedAt:     parseJSONTime(mf.UpdatedAt),
+	}, nil
+}
+
+// parseJSONTime accepts an RFC 3339 string or a number of milliseconds since
+// the epoch (what a JavaScript Date.now() record holds).
+func parseJSONTime(raw json.RawMessage) time.Time {
+	if len(raw) == 0 {
+		return time.Time{}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.UTC()
+		}
+		return time.Time{}
+	}
+	if ms, err := strconv.ParseFloat(string(raw), 64); err == nil && ms > 0 {
+		return time.UnixMilli(int64(ms)).UTC()
+	}
+	return time.Time{}
+}
+
+func hasHTMLExt(name string) bool {
+	return len(name) > 5 && strings.EqualFold(name[len(name)-5:], ".html")
+}
+
+func trimHTMLExt(name string) string {
+	if hasHTMLExt(name) {
+		return name[:len(name)-5]
+	}
+	return name
+}
+
+const metaSuffix = ".meta.json"
+
+func relJoin(dir, name string) string {
+	if dir == "." || dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// configureRoots rebuilds s.roots from the configuration. Caller holds opMu.
+func (s *Store) configureRoots() {
+	var roots []*rootSpec
+	seen := map[string]bool{}
+	add := func(kind rootKind, p string) {
+		if p == "" || seen[p] {
+			return
+		}
+		seen[p] = true
+		roots = append(roots, &rootSpec{kind: kind, path: p, order: len(roots)})
+	}
+	if s.data != "" {
+		add(rootShelf, filepath.Join(s.data, "mini-apps"))
+		add(rootSandbox, filepath.Join(s.data, "sandboxes"))
+	}
+	for _, p := range s.extra {
+		add(rootSandbox, p)
+	}
+	add(rootWorkspace, s.workspace)
+	s.roots = roots
+	s.rootSet = map[string]*rootSpec{}
+	for _, r := range roots {
+		s.rootSet[r.path] = r
+	}
+	s.wsReal = s.workspace
+	if s.workspace != "" {
+		if real, err := filepath.EvalSymlinks(s.workspace); err == nil {
+			s.wsReal = real
+		}
+	}
+	s.mu.Lock()
+	s.wsPublic = s.workspace
+	s.mu.Unlock()
+}
+
+func (s *Store) shelfRoot() *rootSpec {
+	for _, r := range s.roots {
+		if r.kind == rootShelf {
+			return r
+		}
+	}
+	return nil
+}
+
+func (s *Store) workspaceRoot() *rootSpec {
+	for _, r := range s.roots {
+		if r.kind == rootWorkspace {
+			return r
+		}
+	}
+	return nil
+}
+
+// scanner walks folders and fills dirState values. File reads (titles,
+// records) are queued and done in parallel at the end.
+type scanner struct {
+	s     *Store
+	old   map[string]*dirState // cache of the previous state
+	out   map[string]*dirState // where new states go
+	jobs  []readJob
+	roots []*os.Root
+}
+
+type readJob struct {
+	root *os.Root
+	rel  string
+	rec  *fileRec
+	meta bool
+}
+
+func (sc *scanner) close() {
+	for _, r := range sc.roots {
+		r.Close()
+	}
+}
+
+// scanRoot walks a whole root. It reports false when the root is missing.
+func (sc *scanner) scanRoot(rs *rootSpec) bool {
+	fi, err := os.Stat(rs.path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	r, err := os.OpenRoot(rs.path)
+	if err != nil {
+		return false
+	}
+	sc.roots = append(sc.roots, r)
+	return sc.scanDir(r, rs, ".", 0, true) == nil
+}
+
+// scanDir reads one folder (watching it first, so nothing created after the
+// read is missed) and recurses into child folders: all of them when
+// recurseKnown, otherwise only those not already in sc.out.
+func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recurseKnown bool) error {
+	abs := rs.path
+	if rel != "." {
+		abs = filepath.Join(rs.path, filepath.FromSlash(rel))
+	}
+	sc.s.watchDir(abs)
+	f, err := r.Open(rel)
+	if err != nil {
+		return err
+	}
+	des, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	prev := sc.old[abs]
+	ds := &dirState{rs: rs, path: abs, rel: rel, level: level, files: map[string]*fileRec{}, subdirs: map[string]bool{}}
+	if rs.kind == rootShelf {
+		ds.metas = map[string]*fileRec{}
+	}
+	var subdirs []string
+	for _, de := range des {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		t := de.Type()
+		switch {
+		case t.IsDir():
+			if level < rs.maxDirLevel() {
+				child := filepath.Join(abs, name)
+				if _, other := sc.s.rootSet[child]; !other {
+					subdirs = append(subdirs, name)
+				}
+			}
+		case rs.kind == rootShelf && strings.HasSuffix(name, metaSuffix):
+			base := strings.TrimSuffix(name, metaSuffix)
+			if t&fs.ModeSymlink != 0 || !t.IsRegular() {
+				continue // records are never read through links
+			}
+			var old *fileRec
+			if prev != nil && prev.metas != nil {
+				old = prev.metas[base]
+			}
+			rec := sc.fileFromCache(de, old)
+			if rec == nil {
+				rec = &fileRec{name: name}
+				sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(rel, name), rec: rec, meta: true})
+			}
+			ds.metas[base] = rec
+		case hasHTMLExt(name) && rs.listsFiles(level):
+			var old *fileRec
+			if prev != nil {
+				old = prev.files[name]
+			}
+			if t&fs.ModeSymlink != 0 {
+				// Follow only inside the root (os.Root refuses escapes).
+				fi, err := r.Stat(relJoin(rel, name))
+				if err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+				if old != nil && old.symlink && old.size == fi.Size() && old.mtime.Equal(fi.ModTime()) {
+					ds.files[name] = old
+					continue
+				}
+				rec := &fileRec{name: name, symlink: true}
+				sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(rel, name), rec: rec})
+				ds.files[name] = rec
+				continue
+			}
+			if !t.IsRegular() {
+				continue
+			}
+			rec := sc.fileFromCache(de, old)
+			if rec == nil {
+				rec = &fileRec{name: name}
+				sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(rel, name), rec: rec})
+			}
+			ds.files[name] = rec
+		}
+	}
+	sc.out[abs] = ds
+	for _, name := range subdirs {
+		child := filepath.Join(abs, name)
+		if !recurseKnown {
+			if _, known := sc.out[child]; known {
+				ds.subdirs[name] = true
+				continue
+			}
+		}
+		if err := sc.scanDir(r, rs, relJoin(rel, name), level+1, recurseKnown); err == nil {
+			ds.subdirs[name] = true
+		}
+	}
+	return nil
+}
+
+// fileFromCache returns the previous record when the file's size and mtime
+// are unchanged, nil when it must be read.
+func (sc *scanner) fileFromCache(de fs.DirEntry, old *fileRec) *fileRec {
+	if old == nil || old.symlink || old.bad {
+		return nil
+	}
+	fi, err := de.Info()
+	if err != nil || fi.Size() != old.size || !fi.ModTime().Equal(old.mtime) {
+		return nil
+	}
+	return old
+}
+
+// runJobs performs the queued reads, in parallel when there are many.
+func (sc *scanner) runJobs() {
+	jobs := sc.jobs
+	sc.jobs = nil
+	if len(jobs) == 0 {
+		return
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if workers > 4 {
+		workers = 4
+	}
+	if len(jobs) < 32 || workers < 2 {
+		buf := make([]byte, titleScanBytes)
+		for _, j := range jobs {
+			j.run(buf)
+		}
+		return
+	}
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, titleScanBytes)
+			for {
+				mu.Lock()
+				i := next
+				next += 16
+				mu.Unlock()
+				if i >= len(jobs) {
+					return
+				}
+				end := min(i+16, len(jobs))
+				for _, j := range jobs[i:end] {
+					j.run(buf)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (j readJob) run(buf []byte) {
+	f, err := j.root.OpenFile(j.rel, openReadFlags, 0)
+	if err != nil {
+		j.rec.bad = true
+		return
+	}
+	defer f.Close()
+	st, err := statOpen(f)
+	if err != nil || !st.mode.IsRegular() {
+		j.rec.bad = true
+		return
+	}
+	j.rec.size, j.rec.mtime, j.rec.btime = st.size, st.mtime, st.btime
+	if j.meta {
+		if st.size > maxMetaBytes {
+			j.rec.bad = true
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
+		if err != nil {
+			j.rec.bad = true
+			return
+		}
+		m, err := parseMeta(b)
+		if err != nil {
+			j.rec.bad = true
+			return
+		}
+		j.rec.meta = m
+		return
+	}
+	n, _ := io.ReadFull(f, buf)
+	j.rec.title = extractTitle(buf[:n])
+}
+
+// extractTitle returns the text of the first <title> element (entities
+// decoded, whitespace collapsed, at most maxTitleBytes), or "".
+func extractTitle(b []byte) string {
+	i := indexFold(b, []byte("<title"))
+	for i >= 0 {
+		rest := b[i+6:]
+		if len(rest) > 0 && (rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r' || rest[0] == '/') {
+			break
+		}
+		j := indexFold(rest, []byte("<title"))
+		if j < 0 {
+			return ""
+		}
+		i = i + 6 + j
+	}
+	if i < 0 {
+		return ""
+	}
+	rest := b[i+6:]
+	gt := bytes.IndexByte(rest, '>')
+	if gt < 0 {
+		return ""
+	}
+	rest = rest[gt+1:]
+	end := indexFold(rest, []byte("</title"))
+	if end < 0 {
+		return ""
+	}
+	return cleanTitle(string(rest[:end]))
+}
+
+func cleanTitle(t string) string {
+	t = strings.Join(strings.Fields(html.UnescapeString(t)), " ")
+	if !utf8.ValidString(t) {
+		t = strings.ToValidUTF8(t, "\uFFFD")
+	}
+	if len(t) > maxTitleBytes {
+		cut := maxTitleBytes
+		for cut > 0 && !utf8.RuneStart(t[cut]) {
+			cut--
+		}
+		t = strings.TrimSpace(t[:cut])
+	}
+	return t
+}
+
+// indexFold is an ASCII case-insensitive bytes.Index for a lower-case
+// pattern that starts with '<'.
+func indexFold(b, pat []byte) int {
+	off := 0
+	for {
+		i := bytes.IndexByte(b[off:], '<')
+		if i < 0 {
+			return -1
+		}
+		i += off
+		if len(b)-i < len(pat) {
+			return -1
+		}
+		ok := true
+		for k := 1; k < len(pat); k++ {
+			c := b[i+k]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != pat[k] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+// fullScanLocked rescans every root and rebuilds the snapshot. Caller holds
+// opMu.
+func (s *Store) fullScanLocked() {
+	for attempt := 0; ; attempt++ {
+		oldWatched := s.watched
+		if s.watcher != nil {
+			// Re-add every watch: a folder removed and recreated lost its
+			// watch without our bookkeeping knowing.
+			s.watched = map[string]bool{}
+		}
+		sc := &scanner{s: s, old: s.dirs, out: map[string]*dirState{}}
+		pending := map[string]string{}
+		for _, rs := range s.roots {
+			if !sc.scanRoot(rs) {
+				pending[rs.path] = ""
+			}
+		}
+		sc.runJobs()
+		sc.close()
+		s.dirs = sc.out
+		s.dropBadFiles()
+		s.pending = pending
+		s.syncWatches()
+		if s.watcher != nil {
+			for p := range oldWatched {
+				if !s.watched[p] {
+					s.watcher.Remove(p)
+				}
+			}
+		}
+		// A root created between its check and the watch on its ancestor
+		// would be missed: look again.
+		appeared := false
+		for root := range pending {
+			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+				appeared = true
+			}
+		}
+		if !appeared || attempt >= 2 {
+			break
+		}
+	}
+	s.rebuildLocked()
+}
+
+// refreshDirsLocked re-reads the given folders (not their known children),
+// dropping folders that are gone. It reports false when a full rescan is
+// needed instead (a root vanished or appeared). Caller holds opMu.
+func (s *Store) refreshDirsLocked(paths []string) bool {
+	sort.Strings(paths)
+	sc := &scanner{s: s, out: s.dirs}
+	old := map[string]*dirState{}
+	sc.old = old
+	rootsOpen := map[*rootSpec]*os.Root{}
+	defer sc.close()
+	done := map[string]bool{}
+	for _, p := range paths {
+		if done[p] {
+			continue
+		}
+		done[p] = true
+		ds, ok := s.dirs[p]
+		if !ok {
+			continue
+		}
+		r := rootsOpen[ds.rs]
+		if r == nil {
+			var err error
+			r, err = os.OpenRoot(ds.rs.path)
+			if err != nil {
+				return false // the root itself is gone
+			}
+			rootsOpen[ds.rs] = r
+			sc.roots = append(sc.roots, r)
+		}
+		old[p] = ds
+		delete(s.dirs, p)
+		err := sc.scanDir(r, ds.rs, ds.rel, ds.level, false)
+		nds := s.dirs[p]
+		if err != nil || nds == nil {
+			if ds.rel == "." {
+				return false
+			}
+			s.dropSubtree(p)
+			if parent := s.dirs[filepath.Dir(p)]; parent != nil {
+				delete(parent.subdirs, filepath.Base(p))
+			}
+			continue
+		}
+		// Children that disappeared.
+		for name := range ds.subdirs {
+			if !nds.subdirs[name] {
+				s.dropSubtree(filepath.Join(p, name))
+			}
+		}
+	}
+	sc.runJobs()
+	s.dropBadFiles()
+	s.syncWatches()
+	return true
+}
+
+func (s *Store) dropSubtree(p string) {
+	ds := s.dirs[p]
+	if ds == nil {
+		return
+	}
+	delete(s.dirs, p)
+	for name := range ds.subdirs {
+		s.dropSubtree(filepath.Join(p, name))
+	}
+}
+
+// dropBadFiles forgets files whose read failed (vanished, escaped, not
+// regular) so they are read again next time.
+func (s *Store) dropBadFiles() {
+	for _, ds := range s.dirs {
+		for n, f := range ds.files {
+			if f.bad {
+				delete(ds.files, n)
+			}
+		}
+		for n, f := range ds.metas {
+			if f.bad || f.meta == nil {
+				delete(ds.metas, n)
+			}
+		}
+	}
+}
+
+// isUnder reports whether p is root or inside it.
+func isUnder(p, root string) bool {
+	if p == root {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// errPathEscapes recognises os.Root's refusal to leave its root.
+func isEscape(err error) bool {
+	var pe *fs.PathError
+	for err != nil {
+		if errors.As(err, &pe) {
+			if pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+				return true
+			}
+			err = pe.Err
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+func containsNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
+
+// cleanRel validates a slash-or-OS relative path: no NUL, not absolute, no
+// ".." element, no empty result. It returns the slash-cleaned form.
+func cleanRel(p string) (string, error) {
+	if p == "" || containsNUL(p) {
+		return "", errInvalid("empty name or NUL byte")
+	}
+	sp := strings.ReplaceAll(p, "\\", "/")
+	if strings.HasPrefix(sp, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		return "", errOutside(p)
+	}
+	for _, el := range strings.Split(sp, "/") {
+		if el == ".." {
+			return "", errOutside(p)
+		}
+	}
+	c := path.Clean(sp)
+	if c == "." || c == "" {
+		return "", errInvalid("empty name")
+	}
+	return c, nil
+}

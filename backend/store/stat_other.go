@@ -1,0 +1,26 @@
+//go:build !linux && !darwin && !windows
+
+package store
+
+import (
+	"io/fs"
+	"os"
+	"time"
+)
+
+const openReadFlags = os.O_RDONLY
+
+type openStat struct {
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+	btime time.Time
+}
+
+func statOpen(f *os.File) (openStat, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return openStat{}, err
+	}
+	return openStat{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}, nil
+}

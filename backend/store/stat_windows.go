@@ -1,0 +1,31 @@
+//go:build windows
+
+package store
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+const openReadFlags = os.O_RDONLY
+
+type openStat struct {
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+	btime time.Time
+}
+
+func statOpen(f *os.File) (openStat, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return openStat{}, err
+	}
+	st := openStat{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Win32FileAttributeData); ok {
+		st.btime = time.Unix(0, sys.CreationTime.Nanoseconds())
+	}
+	return st, nil
+}
