@@ -29,6 +29,7 @@ static gboolean ping_pending;
 static gint64 ping_sent_at;     // monotonic µs
 static guint ping_gen;
 static GCancellable *ping_cancel;
+static gboolean active_ok;      // the handler is confined and the scripts are in
 static gboolean recovering;     // waiting for the reloaded room to finish loading
 static gint64 hang_detected_at;
 
@@ -98,11 +99,37 @@ static gboolean is_web(const char *uri)
     return r;
 }
 
+static gboolean is_loopback_web(const char *uri)
+{
+    if (!is_web(uri))
+        return FALSE;
+    GUri *u = g_uri_parse(uri, G_URI_FLAGS_NONE, NULL);
+    if (u == NULL)
+        return FALSE;
+    const char *h = g_uri_get_host(u);
+    gboolean r = h != NULL && (g_str_has_prefix(h, "127.") || g_ascii_strcasecmp(h, "localhost") == 0 || strcmp(h, "::1") == 0 || strcmp(h, "[::1]") == 0);
+    g_uri_unref(u);
+    return r;
+}
+
+// Schemes a frame may navigate to without a network request of its own
+// choosing (about:blank, about:srcdoc, data:, blob:).
+static gboolean is_local_scheme(const char *uri)
+{
+    if (uri == NULL)
+        return FALSE;
+    char *s = g_uri_parse_scheme(uri);
+    gboolean r = s != NULL && (g_ascii_strcasecmp(s, "about") == 0 || g_ascii_strcasecmp(s, "data") == 0 || g_ascii_strcasecmp(s, "blob") == 0);
+    g_free(s);
+    return r;
+}
+
 // ---- navigation -----------------------------------------------------------
 
+// offer_external hands a refused remote http(s) URL to ConfirmExternal.
 static void offer_external(const char *uri)
 {
-    if (is_web(uri))
+    if (is_web(uri) && !is_loopback_web(uri))
         voiceboxGuardExternal((char *)uri);
 }
 
@@ -111,24 +138,28 @@ static gboolean on_decide_policy(WebKitWebView *wv, WebKitPolicyDecision *d,
 {
     switch (type) {
     case WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION: {
-        // Emitted for the top frame and for subframes alike (WebKitGTK does not
-        // say which). Nothing may navigate to another origin of the room's
-        // scheme; the top frame is held to the room by the response policy
-        // and by on_load_changed.
+        // Emitted for the top frame and for subframes alike, and WebKitGTK
+        // does not say which. So every frame is held to: the room's origin,
+        // loopback http(s) (the mini-apps' asset server), about:, data: and
+        // blob:. That refuses a top-level navigation to a remote site before
+        // any request is sent; the response policy below then holds the top
+        // frame to the room's origin exactly.
         WebKitNavigationAction *a = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(d));
         const char *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(a));
-        if (has_room_scheme(uri) && !is_room(uri)) {
-            glog("refused navigation to %s", uri);
-            webkit_policy_decision_ignore(d);
-            return TRUE;
-        }
-        return FALSE;
+        if (is_room(uri) || is_loopback_web(uri) || is_local_scheme(uri))
+            return FALSE;
+        gboolean gesture = webkit_navigation_action_is_user_gesture(a);
+        glog("refused navigation to %s (user gesture: %d)", uri, gesture);
+        if (gesture)
+            offer_external(uri);
+        webkit_policy_decision_ignore(d);
+        return TRUE;
     }
     case WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION: {
         WebKitNavigationAction *a = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(d));
         const char *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(a));
         gboolean gesture = webkit_navigation_action_is_user_gesture(a);
-        glog("refused new window for %s (user gesture: %d)", uri, gesture);
+        glog("refused a new window for %s (user gesture: %d)", uri, gesture);
         if (gesture)
             offer_external(uri);
         webkit_policy_decision_ignore(d);
@@ -155,6 +186,17 @@ static gboolean on_decide_policy(WebKitWebView *wv, WebKitPolicyDecision *d,
     default:
         return FALSE;
     }
+}
+
+// window.open() asks for a new web view; there is none to give.
+static GtkWidget *on_create(WebKitWebView *wv, WebKitNavigationAction *a, gpointer unused)
+{
+    const char *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(a));
+    gboolean gesture = webkit_navigation_action_is_user_gesture(a);
+    glog("refused a new window for %s (user gesture: %d)", uri ? uri : "(null)", gesture);
+    if (gesture)
+        offer_external(uri);
+    return NULL;
 }
 
 // ---- watchdog -------------------------------------------------------------
@@ -226,17 +268,11 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
 {
     const char *uri = webkit_web_view_get_uri(wv);
     switch (ev) {
-    case WEBKIT_LOAD_STARTED:
-    case WEBKIT_LOAD_REDIRECTED:
-        if (!is_room(uri)) {
-            glog("stopped top-level load of %s", uri ? uri : "(null)");
-            webkit_web_view_stop_loading(wv);
-            offer_external(uri);
-        }
-        break;
     case WEBKIT_LOAD_COMMITTED:
         if (!is_room(uri)) {
-            // Should not happen (see on_decide_policy); bring the room back.
+            // Only about:blank-like documents can get here (see
+            // on_decide_policy); the scripts do nothing outside the room's
+            // origin. Bring the room back.
             glog("a foreign document committed in the top frame (%s); reloading the room", uri ? uri : "(null)");
             if (home_uri != NULL)
                 webkit_web_view_load_uri(wv, home_uri);
@@ -260,6 +296,12 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
     }
 }
 
+static gboolean on_load_failed(WebKitWebView *wv, WebKitLoadEvent ev, const char *uri, GError *err, gpointer unused)
+{
+    // No error page in the top frame for anything but the room.
+    return !is_room(uri);
+}
+
 static void on_terminated(WebKitWebView *wv, WebKitWebProcessTerminationReason reason, gpointer unused)
 {
     if (reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API)
@@ -269,6 +311,27 @@ static void on_terminated(WebKitWebView *wv, WebKitWebProcessTerminationReason r
 
 // ---- permissions and dialogs ----------------------------------------------
 
+static void mic_decided(GObject *src, GAsyncResult *res, gpointer data)
+{
+    WebKitPermissionRequest *req = WEBKIT_PERMISSION_REQUEST(data);
+    GError *err = NULL;
+    JSCValue *v = webkit_web_view_evaluate_javascript_finish(WEBKIT_WEB_VIEW(src), res, &err);
+    gboolean ok = v != NULL && jsc_value_is_boolean(v) && jsc_value_to_boolean(v);
+    const char *uri = webkit_web_view_get_uri(WEBKIT_WEB_VIEW(src));
+    ok = ok && is_room(uri);
+    if (v != NULL)
+        g_object_unref(v);
+    g_clear_error(&err);
+    if (ok) {
+        glog("granted the microphone to the room");
+        webkit_permission_request_allow(req);
+    } else {
+        glog("denied a microphone request that did not come from the room's document");
+        webkit_permission_request_deny(req);
+    }
+    g_object_unref(req);
+}
+
 static gboolean on_permission(WebKitWebView *wv, WebKitPermissionRequest *req, gpointer unused)
 {
     const char *uri = webkit_web_view_get_uri(wv);
@@ -277,9 +340,13 @@ static gboolean on_permission(WebKitWebView *wv, WebKitPermissionRequest *req, g
         gboolean audio = webkit_user_media_permission_is_for_audio_device(um);
         gboolean video = webkit_user_media_permission_is_for_video_device(um);
         gboolean display = webkit_user_media_permission_is_for_display_device(um);
-        if (audio && !video && !display && is_room(uri)) {
-            glog("granted microphone to the room");
-            webkit_permission_request_allow(req);
+        if (audio && !video && !display && is_room(uri) && active_ok) {
+            // Audio only, and the top document is the room: ask the isolated
+            // world whether the room's own document has a getUserMedia call
+            // in flight that has not been matched to a request yet.
+            g_object_ref(req);
+            webkit_web_view_evaluate_javascript(wv, "typeof voiceboxGuardTakeMic === 'function' && voiceboxGuardTakeMic()",
+                                                -1, world_name, NULL, NULL, mic_decided, req);
             return TRUE;
         }
         glog("denied capture (audio %d, video %d, display %d)", audio, video, display);
@@ -312,7 +379,7 @@ static gboolean on_script_dialog(WebKitWebView *wv, WebKitScriptDialog *dialog, 
 
 static const char forwarder_js[] =
     "(function(){\n"
-    "  var ROOM = %s, EVT = %s;\n"
+    "  var ROOM = %s, EVT = %s, MIC = %s;\n"
     "  if (location.origin !== ROOM) return;\n"
     "  var mh = window.webkit && window.webkit.messageHandlers;\n"
     "  var h = mh && mh.external;\n"
@@ -325,19 +392,46 @@ static const char forwarder_js[] =
     "    e.stopImmediatePropagation();\n"
     "    post(m);\n"
     "  }, true);\n"
+    "  // getUserMedia calls of the room's own document that are in flight, and\n"
+    "  // how many of them may still be matched to a permission request.\n"
+    "  var pending = 0, avail = 0;\n"
+    "  document.addEventListener(MIC, function (e) {\n"
+    "    e.stopImmediatePropagation();\n"
+    "    if (e.detail === '+') { pending++; avail++; }\n"
+    "    else if (e.detail === '-' && pending > 0) { pending--; if (avail > pending) avail = pending; }\n"
+    "  }, true);\n"
+    "  Object.defineProperty(window, 'voiceboxGuardTakeMic', { value: function () {\n"
+    "    if (location.origin !== ROOM || avail <= 0) return false;\n"
+    "    avail--;\n"
+    "    return true;\n"
+    "  } });\n"
     "})();\n";
 
 static const char page_js[] =
     "(function(){\n"
-    "  var ROOM = %s, EVT = %s, FLAG = %s;\n"
+    "  var ROOM = %s, EVT = %s, FLAG = %s, MIC = %s;\n"
     "  if (location.origin !== ROOM) return;\n"
     "  var doc = document, CE = CustomEvent, dispatch = EventTarget.prototype.dispatchEvent,\n"
-    "      apply = Reflect.apply, str = String;\n"
+    "      apply = Reflect.apply, str = String, then = Promise.prototype.then;\n"
     "  function WailsInvoke(message) {\n"
     "    apply(dispatch, doc, [new CE(EVT, { detail: str(message) })]);\n"
     "  }\n"
     "  Object.defineProperty(window, 'WailsInvoke', { value: WailsInvoke, writable: false, configurable: false, enumerable: false });\n"
     "  Object.defineProperty(window, FLAG, { value: true, writable: false, configurable: false, enumerable: false });\n"
+    "  // Tell the guard which microphone requests come from the room's own\n"
+    "  // document (permission requests do not say which frame asked).\n"
+    "  var MD = window.MediaDevices, gum = MD && MD.prototype.getUserMedia;\n"
+    "  if (typeof gum !== 'function') return;\n"
+    "  function mic(d) { apply(dispatch, doc, [new CE(MIC, { detail: d })]); }\n"
+    "  function done() { mic('-'); }\n"
+    "  Object.defineProperty(MD.prototype, 'getUserMedia', { writable: true, configurable: true, enumerable: true,\n"
+    "    value: function getUserMedia(constraints) {\n"
+    "      mic('+');\n"
+    "      var p;\n"
+    "      try { p = apply(gum, this, [constraints]); } catch (e) { done(); throw e; }\n"
+    "      apply(then, p, [done, done]);\n"
+    "      return p;\n"
+    "    } });\n"
     "})();\n";
 
 static char *js_string(const char *s)
@@ -371,6 +465,8 @@ static void guard_webview(WebKitWebView *wv)
     // handler fails below.
     g_signal_connect(wv, "decide-policy", G_CALLBACK(on_decide_policy), NULL);
     g_signal_connect(wv, "load-changed", G_CALLBACK(on_load_changed), NULL);
+    g_signal_connect(wv, "create", G_CALLBACK(on_create), NULL);
+    g_signal_connect(wv, "load-failed", G_CALLBACK(on_load_failed), NULL);
     g_signal_connect(wv, "permission-request", G_CALLBACK(on_permission), NULL);
     g_signal_connect(wv, "script-dialog", G_CALLBACK(on_script_dialog), NULL);
     g_signal_connect(wv, "web-process-terminated", G_CALLBACK(on_terminated), NULL);
@@ -398,8 +494,10 @@ static void guard_webview(WebKitWebView *wv)
     }
 
     char *room = js_string(room_origin), *evt = js_string(event_name), *flag = js_string(page_flag);
-    char *fwd = g_strdup_printf(forwarder_js, room, evt);
-    char *page = g_strdup_printf(page_js, room, evt, flag);
+    char *micevt = g_strdup_printf("%s-mic", event_name);
+    char *mic = js_string(micevt);
+    char *fwd = g_strdup_printf(forwarder_js, room, evt, mic);
+    char *page = g_strdup_printf(page_js, room, evt, flag, mic);
     add_script(m, fwd, world_name);
     add_script(m, page, NULL);
     g_free(fwd);
@@ -407,10 +505,13 @@ static void guard_webview(WebKitWebView *wv)
     g_free(room);
     g_free(evt);
     g_free(flag);
+    g_free(mic);
+    g_free(micevt);
 
     if (ping_ms > 0 && hang_ms > 0)
         g_timeout_add(ping_ms, watchdog_tick, NULL);
 
+    active_ok = TRUE;
     voiceboxGuardState(1);
 }
 

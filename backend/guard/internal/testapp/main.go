@@ -205,6 +205,7 @@ func drive(scenario string, deadline time.Duration) {
 		quit("watchdog-done")
 	case "perm":
 		wait("frame:bridge-allow:gum-audio", 1, deadline)
+		wait("frame:bridge-allow-pp:gum-audio", 1, 3*time.Second)
 		wait("frame:bridge:gum-audio", 1, 3*time.Second)
 		wait("frame:inner:gum-audio", 1, 3*time.Second)
 		quit("perm-done")
@@ -221,6 +222,8 @@ func drive(scenario string, deadline time.Duration) {
 		wait("frame:bridge2:loaded", 1, 5*time.Second)
 		runtime.EventsEmit(ctx(), "room-nav", fmt.Sprintf("http://127.0.0.1:%d/evil.html?deny", portOf()))
 		wait("room:still-here", 1, 5*time.Second)
+		runtime.EventsEmit(ctx(), "room-nav", "https://example.com/room-nav-deny")
+		wait("room:still-here", 2, 5*time.Second)
 		time.Sleep(300 * time.Millisecond)
 		quit("nav-done")
 	default:
@@ -263,6 +266,9 @@ func serveFrames(ln net.Listener) {
 	})
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		if r.URL.Query().Get("pp") == "1" {
+			w.Header().Set("Permissions-Policy", "microphone=(), camera=(), geolocation=(), display-capture=()")
+		}
 		files.ServeHTTP(w, r)
 	}))
 	http.Serve(ln, mux)
