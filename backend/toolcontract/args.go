@@ -109,14 +109,14 @@ type seg struct {
 // stop the walk and win; schema verdicts are recorded in document order and
 // the first one is returned.
 type validator struct {
-	b        []byte
-	i        int
-	hard     *Refusal
-	soft     *Refusal
-	plen     int
-	path     [MaxArgsDepth + 1]seg
-	keys     []seg
-	arena    []byte
+	b     []byte
+	i     int
+	hard  *Refusal
+	soft  *Refusal
+	plen  int
+	path  [MaxArgsDepth + 1]seg
+	keys  []seg
+	arena []byte
 }
 
 // validators are pooled: the key stack and arena keep their capacity, so a

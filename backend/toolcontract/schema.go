@@ -51,8 +51,8 @@ type snode struct {
 	items          *snode
 	props          []prop
 	index          map[string]int // property name → index into props
-	required       []int // indexes into props
-	closed         bool  // additionalProperties: false
+	required       []int          // indexes into props
+	closed         bool           // additionalProperties: false
 }
 
 type prop struct {

@@ -112,6 +112,9 @@ func parseTree(raw []byte) (*jval, error) {
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
+			if len(stack) > 0 {
+				return nil, io.ErrUnexpectedEOF
+			}
 			break
 		}
 		if err != nil {
