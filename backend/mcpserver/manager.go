@@ -1,0 +1,263 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/settings"
+)
+
+// DefaultAddr is where the MCP server listens when it can, so a client configured with its URL keeps
+// working across restarts. When the port is taken it falls back to a free one (the discovery file and
+// Settings always show the real URL).
+const DefaultAddr = "127.0.0.1:8790"
+
+// EnvAddr overrides DefaultAddr (loopback only), e.g. VOICEBOX_MCP_ADDR=127.0.0.1:0 for a free port.
+const EnvAddr = "VOICEBOX_MCP_ADDR"
+
+// EventStatus is published on the bus whenever the server starts, stops or its clients change. Its data
+// is a Status without the token.
+const EventStatus = "mcp:status"
+
+// Status is what Settings and the room's side panel show.
+type Status struct {
+	Enabled   bool     `json:"enabled"`          // the switch is on (Settings, or --mcp for this run)
+	Forced    bool     `json:"forced,omitempty"` // on because of --mcp
+	Running   bool     `json:"running"`
+	URL       string   `json:"url,omitempty"`
+	Token     string   `json:"token,omitempty"`
+	Discovery string   `json:"discovery"` // the discovery file `voicebox mcp` reads
+	Clients   []Client `json:"clients"`
+	Error     string   `json:"error,omitempty"` // why it is not running although enabled
+}
+
+// ManagerOptions configure a Manager.
+type ManagerOptions struct {
+	Registry *registry.Registry
+	Settings *settings.Store
+	DataDir  string
+	Addr     string // "" means $VOICEBOX_MCP_ADDR, then DefaultAddr
+	Mode     string // "desktop" or "serve", for the discovery file
+	Version  string
+	Catalog  func() []CatalogEntry
+	// AllowedOrigins are browser origins allowed besides none (see Options).
+	AllowedOrigins []string
+	// Publish sends an event to the room (events.Bus.Publish). Optional.
+	Publish func(name string, data any)
+	Logger  *slog.Logger
+}
+
+// Manager starts and stops the MCP server as the Settings switch (or --mcp) says. It is safe for
+// concurrent use.
+type Manager struct {
+	o ManagerOptions
+
+	mu      sync.Mutex
+	forced  bool
+	srv     *Server
+	httpSrv *http.Server
+	disc    Discovery
+	lastErr string
+}
+
+// NewManager returns a stopped manager.
+func NewManager(o ManagerOptions) *Manager {
+	if o.Addr == "" {
+		o.Addr = os.Getenv(EnvAddr)
+	}
+	if o.Addr == "" {
+		o.Addr = DefaultAddr
+	}
+	return &Manager{o: o}
+}
+
+// Start runs the server if the Settings switch is on or forced (--mcp) is set. Failing to start is
+// reported in the Status (and returned), never fatal for the app.
+func (m *Manager) Start(forced bool) (Status, error) {
+	m.mu.Lock()
+	m.forced = m.forced || forced
+	on := m.forced || m.o.Settings.Get().MCPEnabled
+	var err error
+	if on {
+		err = m.startLocked()
+	}
+	st := m.statusLocked()
+	m.mu.Unlock()
+	m.publish(st)
+	return st, err
+}
+
+// SetEnabled flips the Settings switch, saves it, and starts or stops the server now.
+func (m *Manager) SetEnabled(on bool) (Status, error) {
+	if _, err := m.o.Settings.Update(func(v *settings.Values) { v.MCPEnabled = on }); err != nil {
+		return m.Status(), err
+	}
+	m.mu.Lock()
+	var err error
+	if on {
+		err = m.startLocked()
+	} else {
+		m.forced = false
+		m.stopLocked()
+	}
+	st := m.statusLocked()
+	m.mu.Unlock()
+	m.publish(st)
+	return st, err
+}
+
+// RotateToken replaces the bearer token; a running server restarts with the new one (its clients must
+// be reconfigured, which is the point).
+func (m *Manager) RotateToken() (Status, error) {
+	if _, err := m.o.Settings.Update(func(v *settings.Values) { v.MCPToken = settings.NewToken() }); err != nil {
+		return m.Status(), err
+	}
+	m.mu.Lock()
+	var err error
+	if m.srv != nil {
+		m.stopLocked()
+		err = m.startLocked()
+	}
+	st := m.statusLocked()
+	m.mu.Unlock()
+	m.publish(st)
+	return st, err
+}
+
+// Status reports the switch, the URL, the token and the connected clients.
+func (m *Manager) Status() Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.statusLocked()
+}
+
+// Close stops the server and removes the discovery file. The switch keeps its saved value.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.stopLocked()
+	m.mu.Unlock()
+}
+
+func (m *Manager) statusLocked() Status {
+	st := Status{
+		Enabled:   m.forced || m.o.Settings.Get().MCPEnabled,
+		Forced:    m.forced,
+		Running:   m.srv != nil,
+		Discovery: DiscoveryPath(m.o.DataDir),
+		Clients:   []Client{},
+		Error:     m.lastErr,
+	}
+	if m.srv != nil {
+		st.URL = m.disc.URL
+		st.Token = m.disc.Token
+		st.Clients = m.srv.Clients()
+	} else if tok := m.o.Settings.Get().MCPToken; tok != "" {
+		st.Token = tok
+	}
+	return st
+}
+
+func (m *Manager) publish(st Status) {
+	if m.o.Publish != nil {
+		st.Token = ""
+		m.o.Publish(EventStatus, st)
+	}
+}
+
+func (m *Manager) startLocked() error {
+	if m.srv != nil {
+		return nil
+	}
+	m.lastErr = ""
+	err := m.tryStartLocked()
+	if err != nil {
+		m.lastErr = err.Error()
+	}
+	return err
+}
+
+func (m *Manager) tryStartLocked() error {
+	token, err := m.o.Settings.MCPToken()
+	if err != nil {
+		return err
+	}
+	ln, err := listen(m.o.Addr)
+	if err != nil {
+		return err
+	}
+	srv, err := New(Options{
+		Registry:       m.o.Registry,
+		Token:          token,
+		Version:        m.o.Version,
+		AllowedOrigins: m.o.AllowedOrigins,
+		Catalog:        m.o.Catalog,
+		Logger:         m.o.Logger,
+		OnClients: func([]Client) {
+			m.publish(m.Status())
+		},
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	hostPort := ln.Addr().String()
+	httpSrv := &http.Server{Handler: srv.Handler(hostPort), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && m.o.Logger != nil {
+			m.o.Logger.Error("mcp: serve", "err", err)
+		}
+	}()
+	disc := Discovery{URL: "http://" + hostPort + Path, Token: token, PID: os.Getpid(), Mode: m.o.Mode, Version: m.o.Version, Started: time.Now().UTC()}
+	if err := WriteDiscovery(m.o.DataDir, disc); err != nil {
+		srv.Close()
+		httpSrv.Close()
+		return err
+	}
+	m.srv, m.httpSrv, m.disc = srv, httpSrv, disc
+	return nil
+}
+
+func (m *Manager) stopLocked() {
+	if m.srv == nil {
+		return
+	}
+	srv, httpSrv, disc := m.srv, m.httpSrv, m.disc
+	m.srv, m.httpSrv, m.disc = nil, nil, Discovery{}
+	RemoveDiscovery(m.o.DataDir, disc)
+	// Unlock-free: the callbacks of srv take m.mu through Status, so they must not run while we wait.
+	// Closing sessions first ends their streams; then the listener.
+	go srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := httpSrv.Shutdown(ctx); err != nil {
+		httpSrv.Close()
+	}
+}
+
+// listen binds addr (loopback only), falling back to a free port when the preferred one is taken.
+func listen(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("mcp: address %q: the MCP server listens on a loopback IP only (127.0.0.1)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	ln, err2 := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err2 != nil {
+		return nil, fmt.Errorf("mcp: listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}

@@ -1,0 +1,530 @@
+// Package mcpserver opens the open mini-apps' tools to any MCP client (Claude Desktop, Cursor, VS Code, the
+// MCP Inspector) through the official Go SDK: Streamable HTTP on 127.0.0.1 behind a bearer token, a Host
+// check against DNS rebinding and an Origin check as the MCP transport spec requires.
+//
+// Callers here are external callers in the sense of seed 000 section 1: every tools/call goes through
+// registry.Call, which validates the raw argument JSON against the tool's declared schema before anything
+// is dispatched (a refusal comes back as an MCP tool error whose text is the seed's structured refusal) and
+// bounds the call by 5,000 ms and 64 KiB.
+//
+// tools/list shows every open app's tools, named <app slug>__<tool> exactly as the live voice session names
+// them (toolcontract.FunctionDeclarations), plus the host verbs launch_mini_app, list_mini_apps and
+// close_mini_app. When apps open or close the tool set on the SDK server changes and the SDK sends
+// notifications/tools/list_changed to every session.
+package mcpserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/toolcontract"
+)
+
+// Path is where the Streamable HTTP endpoint answers.
+const Path = "/mcp"
+
+// Host verbs, beside the apps' own tools.
+const (
+	VerbLaunch = "launch_mini_app"
+	VerbList   = "list_mini_apps"
+	VerbClose  = "close_mini_app"
+)
+
+// CallerPrefix marks calls from MCP clients in the activity log: the caller is "mcp:<client name>".
+const CallerPrefix = "mcp:"
+
+// protocolVersions are the versions this server negotiates: the session-based ones, so every client
+// initializes (we learn its name and version) and keeps a stream open for list_changed.
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// Keepalive: a session whose client answers no ping for about a minute is closed and leaves the
+// room's list of connected clients.
+const (
+	keepAlive          = 15 * time.Second
+	keepAliveThreshold = 4
+)
+
+// CatalogEntry is a mini-app or page that launch_mini_app can open.
+type CatalogEntry struct {
+	AppID    string `json:"appId"`
+	Title    string `json:"title"`
+	Kind     string `json:"kind,omitempty"`
+	FileName string `json:"fileName,omitempty"`
+}
+
+// Client is one connected MCP session as the room shows it.
+type Client struct {
+	Session  string    `json:"session"`
+	Name     string    `json:"name"`
+	Title    string    `json:"title,omitempty"`
+	Version  string    `json:"version,omitempty"`
+	Protocol string    `json:"protocol,omitempty"`
+	Since    time.Time `json:"since"`
+	Calls    int       `json:"calls"`
+	LastCall time.Time `json:"lastCall,omitzero"`
+}
+
+// Options configure a Server.
+type Options struct {
+	Registry *registry.Registry // required
+	Token    string             // required: the bearer token every request must carry
+	Version  string             // reported as serverInfo.version
+	// AllowedOrigins are browser origins allowed to call (exact match, e.g. "http://localhost:6274").
+	// A request that carries any other Origin header is refused 403. Native clients send none.
+	AllowedOrigins []string
+	// Catalog lists what launch_mini_app can open, for list_mini_apps. Optional.
+	Catalog func() []CatalogEntry
+	// OnClients is called (without locks held) whenever the connected clients change. Optional.
+	OnClients func([]Client)
+	Logger    *slog.Logger
+}
+
+// Server is the MCP server over a registry. Make one with New; Close it when done.
+type Server struct {
+	o    Options
+	reg  *registry.Registry
+	mcp  *mcp.Server
+	http *mcp.StreamableHTTPHandler
+	log  *slog.Logger
+
+	verbs map[string]*toolcontract.Tool
+
+	syncMu  sync.Mutex              // one sync at a time
+	mu      sync.Mutex              // guards the fields below
+	current map[string]exposedTool  // MCP name → what it stands for
+	clients map[string]*Client      // session id → client
+	stop    func()
+	done    chan struct{}
+}
+
+type exposedTool struct {
+	appID, tool, title, description string
+	schema                          string
+}
+
+// New builds the server and starts following the registry.
+func New(o Options) (*Server, error) {
+	if o.Registry == nil {
+		return nil, fmt.Errorf("mcpserver: a registry is required")
+	}
+	if len(o.Token) < 16 {
+		return nil, fmt.Errorf("mcpserver: a bearer token of at least 16 characters is required")
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{
+		o:       o,
+		reg:     o.Registry,
+		log:     logger,
+		current: map[string]exposedTool{},
+		clients: map[string]*Client{},
+		done:    make(chan struct{}),
+	}
+	verbs, err := verbTools()
+	if err != nil {
+		return nil, err
+	}
+	s.verbs = verbs
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "voicebox", Title: "Voicebox mini-apps", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: "Voicebox is a room of sandboxed HTML mini-apps that a person watches. Each open app's tools are " +
+			"named <app>__<tool>; launch_mini_app opens an app (its tools then appear), list_mini_apps shows what is " +
+			"open and what can be opened, close_mini_app closes one. Arguments are checked against each tool's schema " +
+			"before the app sees them; a refusal comes back as a tool error {\"refused\":code,\"path\",\"message\"}.",
+		Logger:                    logger,
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		InitializedHandler:        s.initialized,
+		KeepAlive:                 keepAlive,
+		KeepAliveFailureThreshold: keepAliveThreshold,
+		SupportedProtocolVersions: protocolVersions,
+	})
+	s.mcp.AddReceivingMiddleware(s.unknownToolMiddleware)
+	for _, name := range []string{VerbLaunch, VerbList, VerbClose} {
+		t := s.verbs[name]
+		if err := s.addTool(&mcp.Tool{Name: name, Title: verbTitles[name], Description: t.Description, InputSchema: json.RawMessage(t.Parameters)}, s.verbHandler(t)); err != nil {
+			return nil, err
+		}
+	}
+	s.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:              logger,
+		MaxRequestBodyBytes: 1 << 20, // arguments are capped at 64 KiB; the envelope needs little more
+	})
+
+	changes, cancel := s.reg.Subscribe()
+	s.stop = cancel
+	s.sync()
+	go func() {
+		defer close(s.done)
+		for range changes {
+			s.sync()
+		}
+	}()
+	return s, nil
+}
+
+// Close stops following the registry and closes every session.
+func (s *Server) Close() {
+	s.mu.Lock()
+	stop := s.stop
+	s.stop = nil
+	s.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	stop()
+	for ss := range s.mcp.Sessions() {
+		_ = ss.Close()
+	}
+}
+
+// MCP returns the SDK server (for tests that connect over an in-memory transport).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Clients returns the connected clients, oldest first.
+func (s *Server) Clients() []Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientsLocked()
+}
+
+func (s *Server) clientsLocked() []Client {
+	out := make([]Client, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Since.Equal(out[j].Since) {
+			return out[i].Since.Before(out[j].Since)
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out
+}
+
+// Handler returns the HTTP handler for a server bound at hostPort (e.g. "127.0.0.1:8790"): the door
+// (Host, Origin, bearer token) in front of the SDK's Streamable HTTP handler at Path.
+func (s *Server) Handler(hostPort string) http.Handler {
+	_, port, _ := net.SplitHostPort(hostPort)
+	hosts := map[string]bool{hostPort: true, "127.0.0.1:" + port: true, "localhost:" + port: true, "[::1]:" + port: true}
+	origins := map[string]bool{}
+	for _, o := range s.o.AllowedOrigins {
+		origins[o] = true
+	}
+	token := []byte(s.o.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		// DNS rebinding: a page on evil.example resolved to 127.0.0.1 still sends Host: evil.example.
+		if !hosts[strings.ToLower(r.Host)] {
+			httpError(w, http.StatusForbidden, "forbidden-host", fmt.Sprintf("host %q is not this server", r.Host))
+			return
+		}
+		// The transport spec: validate Origin on every request; present and not allowed is 403.
+		if vals, ok := r.Header["Origin"]; ok && (len(vals) != 1 || !origins[vals[0]]) {
+			httpError(w, http.StatusForbidden, "forbidden-origin", fmt.Sprintf("origin %q may not call this MCP server", r.Header.Get("Origin")))
+			return
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); (site == "cross-site" || site == "same-site") && r.Header.Get("Origin") == "" {
+			httpError(w, http.StatusForbidden, "forbidden-origin", "cross-site requests may not call this MCP server")
+			return
+		}
+		if r.URL.Path != Path {
+			httpError(w, http.StatusNotFound, "not-found", "the MCP endpoint is "+Path)
+			return
+		}
+		got, ok := bearer(r.Header.Get("Authorization"))
+		if !ok || subtle.ConstantTimeCompare([]byte(got), token) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="voicebox", error="invalid_token"`)
+			httpError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required (Voicebox › Settings › MCP)")
+			return
+		}
+		s.http.ServeHTTP(w, r)
+	})
+}
+
+func bearer(h string) (string, bool) {
+	const p = "bearer "
+	if len(h) <= len(p) || !strings.EqualFold(h[:len(p)], p) {
+		return "", false
+	}
+	return strings.TrimSpace(h[len(p):]), true
+}
+
+func httpError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
+}
+
+// sync makes the SDK server's tools match the registry's open apps. Names come from the same function
+// the voice session uses, so a tool has one name whoever calls it.
+func (s *Server) sync() {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	apps := s.reg.Apps()
+	want := map[string]exposedTool{}
+	in := make([]toolcontract.AppTools, 0, len(apps))
+	titles := map[string]string{}
+	byKey := map[toolcontract.Exposed]*toolcontract.Tool{}
+	for _, a := range apps {
+		in = append(in, toolcontract.AppTools{AppID: a.AppID, Slug: a.Slug, Tools: a.Tools})
+		titles[a.AppID] = a.Title
+		for _, t := range a.Tools {
+			if t != nil {
+				byKey[toolcontract.Exposed{AppID: a.AppID, Tool: t.Name}] = t
+			}
+		}
+	}
+	_, names, err := toolcontract.FunctionDeclarations(toolcontract.ProviderOpenAI, in)
+	if err != nil {
+		s.log.Error("mcp: name the tools", "err", err)
+		return
+	}
+	for name, ex := range names {
+		t := byKey[ex]
+		if t == nil || s.verbs[name] != nil {
+			continue
+		}
+		title := titles[ex.AppID]
+		if title == "" {
+			title = ex.AppID
+		}
+		want[name] = exposedTool{
+			appID: ex.AppID, tool: t.Name, title: title + " › " + t.Name,
+			description: describe(title, ex.AppID, t),
+			schema:      string(t.Parameters),
+		}
+	}
+
+	s.mu.Lock()
+	var gone []string
+	var added []string
+	for name, have := range s.current {
+		if w, ok := want[name]; !ok || w != have {
+			gone = append(gone, name)
+		}
+	}
+	for name, w := range want {
+		if have, ok := s.current[name]; !ok || have != w {
+			added = append(added, name)
+		}
+	}
+	s.mu.Unlock()
+	if len(gone) == 0 && len(added) == 0 {
+		return
+	}
+	sort.Strings(added)
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	s.mu.Lock()
+	for _, name := range gone {
+		delete(s.current, name)
+	}
+	s.mu.Unlock()
+	for _, name := range added {
+		e := want[name]
+		tool := &mcp.Tool{Name: name, Title: e.title, Description: e.description, InputSchema: json.RawMessage(e.schema)}
+		if err := s.addTool(tool, s.appHandler(e.appID, e.tool)); err != nil {
+			s.log.Error("mcp: add tool", "tool", name, "err", err)
+			continue
+		}
+		s.mu.Lock()
+		s.current[name] = e
+		s.mu.Unlock()
+	}
+}
+
+// describe names the app in the description, so a model (and a person reading tools/list) knows which
+// window a tool acts on.
+func describe(title, appID string, t *toolcontract.Tool) string {
+	d := strings.TrimSpace(t.Description)
+	prefix := fmt.Sprintf("[Mini-app %q (%s), tool %s]", title, appID, t.Name)
+	if d == "" {
+		return prefix
+	}
+	return prefix + " " + d
+}
+
+// addTool hands a declaration to the SDK. Only declarations the tool contract accepted get here (their
+// root is always {"type":"object"}), but AddTool panics on anything else, so a surprise is an error, not a
+// crash of the whole app.
+func (s *Server) addTool(t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("mcpserver: the SDK refused tool %q: %v", t.Name, p)
+		}
+	}()
+	var root struct {
+		Type string `json:"type"`
+	}
+	raw, _ := t.InputSchema.(json.RawMessage)
+	if json.Unmarshal(raw, &root) != nil || root.Type != "object" {
+		return fmt.Errorf("mcpserver: tool %q: input schema is not a JSON object schema", t.Name)
+	}
+	s.mcp.AddTool(t, h)
+	return nil
+}
+
+// appHandler forwards a call to the registry with the raw argument JSON, exactly as the client sent it.
+func (s *Server) appHandler(appID, tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		caller := s.caller(req.Session)
+		var args json.RawMessage
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		return result(s.reg.Call(ctx, caller, appID, tool, args)), nil
+	}
+}
+
+// result turns a registry outcome into a tool result: the app's JSON, or an MCP tool error (isError) whose
+// text is the structured refusal {"refused","path","message"}.
+func result(out registry.Outcome) *mcp.CallToolResult {
+	if !out.OK {
+		b, _ := json.Marshal(struct {
+			Refused string `json:"refused"`
+			Path    string `json:"path,omitempty"`
+			Message string `json:"message,omitempty"`
+		}{orDefault(out.Refused, toolcontract.CodeToolError), out.Path, out.Message})
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+	}
+	res := out.Result
+	if len(res) == 0 {
+		res = json.RawMessage("null")
+	}
+	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res)}}}
+	if t := strings.TrimLeft(string(res), " \t\r\n"); strings.HasPrefix(t, "{") {
+		r.StructuredContent = res
+	}
+	return r
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// caller names a session's client for the activity log, and counts the call.
+func (s *Server) caller(ss *mcp.ServerSession) string {
+	name := "unknown"
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && strings.TrimSpace(p.ClientInfo.Name) != "" {
+			name = clean(p.ClientInfo.Name, 64)
+		}
+		s.mu.Lock()
+		c := s.clients[ss.ID()]
+		if c != nil {
+			c.Calls++
+			c.LastCall = time.Now()
+		}
+		var list []Client
+		if c != nil {
+			list = s.clientsLocked()
+		}
+		s.mu.Unlock()
+		if list != nil && s.o.OnClients != nil {
+			s.o.OnClients(list)
+		}
+	}
+	return CallerPrefix + name
+}
+
+// clean keeps a client-chosen string printable and short.
+func clean(v string, max int) string {
+	v = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(v))
+	if r := []rune(v); len(r) > max {
+		v = string(r[:max])
+	}
+	return v
+}
+
+// initialized records a session once its client has said who it is, and forgets it when it ends.
+func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
+	ss := req.Session
+	if ss == nil {
+		return
+	}
+	c := &Client{Session: ss.ID(), Name: "unknown", Since: time.Now()}
+	if p := ss.InitializeParams(); p != nil {
+		c.Protocol = p.ProtocolVersion
+		if ci := p.ClientInfo; ci != nil {
+			c.Name = orDefault(clean(ci.Name, 64), "unknown")
+			c.Title = clean(ci.Title, 64)
+			c.Version = clean(ci.Version, 32)
+		}
+	}
+	if c.Session == "" {
+		c.Session = fmt.Sprintf("%p", ss)
+	}
+	s.mu.Lock()
+	s.clients[c.Session] = c
+	list := s.clientsLocked()
+	s.mu.Unlock()
+	if s.o.OnClients != nil {
+		s.o.OnClients(list)
+	}
+	go func() {
+		_ = ss.Wait()
+		s.mu.Lock()
+		delete(s.clients, c.Session)
+		list := s.clientsLocked()
+		s.mu.Unlock()
+		if s.o.OnClients != nil {
+			s.o.OnClients(list)
+		}
+	}()
+}
+
+// unknownToolMiddleware answers a call to a tool that is not (or no longer) listed the way the seed
+// says: fail closed with refused: unknown-tool, as a tool error the model can read, not a protocol error.
+func (s *Server) unknownToolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && !s.known(p.Name) {
+				return result(registry.Outcome{Refused: toolcontract.CodeUnknownTool, Message: fmt.Sprintf("no open mini-app has a tool %q (see tools/list)", p.Name)}), nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) known(name string) bool {
+	if s.verbs[name] != nil {
+		return true
+	}
+	s.mu.Lock()
+	_, ok := s.current[name]
+	s.mu.Unlock()
+	return ok
+}
+
+// errorf is a JSON-RPC error for conditions that are not a tool's fault.
+func errorf(format string, a ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(format, a...)}
+}
