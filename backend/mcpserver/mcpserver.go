@@ -103,10 +103,10 @@ type Server struct {
 
 	verbs map[string]*toolcontract.Tool
 
-	syncMu  sync.Mutex              // one sync at a time
-	mu      sync.Mutex              // guards the fields below
-	current map[string]exposedTool  // MCP name → what it stands for
-	clients map[string]*Client      // session id → client
+	syncMu  sync.Mutex             // one sync at a time
+	mu      sync.Mutex             // guards the fields below
+	current map[string]exposedTool // MCP name → what it stands for
+	clients map[string]*Client     // session id → client
 	stop    func()
 	done    chan struct{}
 }
