@@ -16,10 +16,7 @@
 
   function Refusal(code, path, message) { this.refused = code; this.path = path; this.message = message; }
   function refusal(code, path, message) { return { ok: false, refused: code, path: path, message: message }; }
-  function asResult(e) {
-    if (e instanceof Refusal) return refusal(e.refused, e.path, e.message);
-    throw e;
-  }
+  function asResult(e) { if (e instanceof Refusal) return refusal(e.refused, e.path, e.message); throw e; }
   function bad(path, message) { return new Refusal("invalid-tool-parameters", path, message); }
   function ptr(base, tok) { return base + "/" + String(tok).replace(/~/g, "~0").replace(/\//g, "~1"); }
 
@@ -28,15 +25,13 @@
     if (Array.isArray(v)) return "array";
     return typeof v; // "object", "number", "string", "boolean", or non-JSON
   }
+  function isPair(s, i) { // a high surrogate at i followed by a low one
+    var c = s.charCodeAt(i), d = s.charCodeAt(i + 1);
+    return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff;
+  }
   function cpCount(s) {
     var n = 0;
-    for (var i = 0; i < s.length; i++, n++) {
-      var c = s.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-        var d = s.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) i++;
-      }
-    }
+    for (var i = 0; i < s.length; i++, n++) if (isPair(s, i)) i++;
     return n;
   }
   function utf8Length(s) {
@@ -45,8 +40,7 @@
       var c = s.charCodeAt(i);
       if (c < 0x80) n += 1;
       else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length &&
-               s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) { n += 4; i++; }
+      else if (isPair(s, i)) { n += 4; i++; }
       else n += 3;
     }
     return n;
@@ -156,9 +150,7 @@
     if (ctx === "root" && t !== "object") throw bad(ptr(path, "type"), 'parameters must have type "object"');
     if (ctx === "items" && (t === "array" || t === "object")) throw bad(ptr(path, "type"), "array items must have a primitive type");
     sortedKeys(v).forEach(function (key) {
-      if (!keywordAllowed(t, ctx, key)) {
-        throw bad(ptr(path, key), "unsupported keyword " + JSON.stringify(key) + " for " + (ctx === "items" ? "array items" : "type " + t));
-      }
+      if (!keywordAllowed(t, ctx, key)) throw bad(ptr(path, key), "unsupported keyword " + JSON.stringify(key) + " for " + (ctx === "items" ? "array items" : "type " + t));
     });
     ["description", "title"].forEach(function (a) {
       if (hasOwn(v, a) && typeof v[a] !== "string") throw bad(ptr(path, a), a + " must be a string");
@@ -170,26 +162,18 @@
       if (l < 0) throw bad(ptr(path, a), a + " must be a non-negative integer");
       if (a === "minLength") n.minLen = l; else n.maxLen = l;
     });
-    if (n.minLen >= 0 && n.maxLen >= 0 && n.minLen > n.maxLen) {
-      throw bad(ptr(path, "minLength"), "minLength " + n.minLen + " is greater than maxLength " + n.maxLen + " (unsatisfiable)");
-    }
+    if (n.minLen >= 0 && n.maxLen >= 0 && n.minLen > n.maxLen) throw bad(ptr(path, "minLength"), "minLength is greater than maxLength (unsatisfiable)");
     ["minimum", "maximum"].forEach(function (a) {
       if (!hasOwn(v, a)) return;
       if (typeof v[a] !== "number") throw bad(ptr(path, a), a + " must be a number");
       if (!isFinite(v[a])) throw bad(ptr(path, a), a + " must be a finite number");
       if (a === "minimum") n.min = numOf(v[a]); else n.max = numOf(v[a]);
     });
-    if (n.min && n.max) {
-      if (v.minimum > v.maximum) throw bad(ptr(path, "minimum"), "minimum is greater than maximum (unsatisfiable)");
-      if (t === "integer" && Math.ceil(v.minimum) > Math.floor(v.maximum)) {
-        throw bad(ptr(path, "minimum"), "no integer lies between minimum and maximum (unsatisfiable)");
-      }
-    }
+    if (n.min && n.max && v.minimum > v.maximum) throw bad(ptr(path, "minimum"), "minimum is greater than maximum (unsatisfiable)");
+    if (n.min && n.max && t === "integer" && Math.ceil(v.minimum) > Math.floor(v.maximum)) throw bad(ptr(path, "minimum"), "no integer lies between minimum and maximum (unsatisfiable)");
     if (hasOwn(v, "enum")) checkEnum(v.enum, n, ptr(path, "enum"));
-    if (t === "array") {
-      if (!hasOwn(v, "items")) throw bad(ptr(path, "items"), "array requires items with a primitive type");
-      n.items = checkSchema(v.items, ptr(path, "items"), "items");
-    }
+    if (t === "array" && !hasOwn(v, "items")) throw bad(ptr(path, "items"), "array requires items with a primitive type");
+    if (t === "array") n.items = checkSchema(v.items, ptr(path, "items"), "items");
     if (t === "object") checkObject(v, n, path);
     return n;
   }
@@ -216,16 +200,12 @@
     if (!ok) throw bad(p, "no enum member satisfies the declared bounds (unsatisfiable)");
   }
   function checkObject(v, n, path) {
-    n.props = new Map();
-    n.required = [];
-    n.closed = false;
+    n.props = new Map(); n.required = []; n.closed = false;
     if (hasOwn(v, "properties")) {
       var ps = v.properties, pp = ptr(path, "properties");
       if (kindOf(ps) !== "object") throw bad(pp, "properties must be an object");
       if (hasOwn(ps, "__proto__")) throw bad(ptr(pp, "__proto__"), 'property name "__proto__" is not allowed');
-      sortedKeys(ps).forEach(function (name) {
-        n.props.set(name, checkSchema(ps[name], ptr(pp, name), "property"));
-      });
+      sortedKeys(ps).forEach(function (name) { n.props.set(name, checkSchema(ps[name], ptr(pp, name), "property")); });
     }
     if (hasOwn(v, "required")) {
       var rq = v.required, rp = ptr(path, "required"), seen = new Set();
@@ -252,17 +232,11 @@
   function validateTool(decl) {
     try {
       if (kindOf(decl) !== "object") throw new Refusal("invalid-tool-name", "", "tool declaration must be a JSON object");
-      var name = decl.name;
-      if (typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
-        throw new Refusal("invalid-tool-name", "/name", "name must be a string matching ^[a-zA-Z0-9_-]{1,64}$");
-      }
-      if (!hasOwn(decl, "description") || typeof decl.description !== "string") {
-        throw new Refusal("invalid-tool-description", "/description", "description must be a string");
-      }
-      var dl = cpCount(decl.description);
-      if (dl > LIMITS.maxDescription) {
-        throw new Refusal("invalid-tool-description", "/description", "description is " + dl + " characters, max " + LIMITS.maxDescription);
-      }
+      var name = hasOwn(decl, "name") ? decl.name : undefined, desc = hasOwn(decl, "description") ? decl.description : undefined;
+      if (typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new Refusal("invalid-tool-name", "/name", "name must be a string matching ^[a-zA-Z0-9_-]{1,64}$");
+      if (typeof desc !== "string") throw new Refusal("invalid-tool-description", "/description", "description must be a string");
+      var dl = cpCount(desc);
+      if (dl > LIMITS.maxDescription) throw new Refusal("invalid-tool-description", "/description", "description is " + dl + " characters, max " + LIMITS.maxDescription);
       var hasP = hasOwn(decl, "parameters") && decl.parameters !== undefined;
       var hasI = hasOwn(decl, "inputSchema") && decl.inputSchema !== undefined;
       if (!hasP && !hasI) throw bad("", "parameters (or inputSchema) is required");
@@ -271,11 +245,9 @@
         var r = (i === 0 ? hasP : hasI) && treeBounds(s, LIMITS.maxSchemaDepth, LIMITS.maxSchemaNodes);
         if (r) throw r;
       });
-      if (hasP && hasI && decl.parameters !== decl.inputSchema && !jsonEqual(decl.parameters, decl.inputSchema)) {
-        throw bad("", "parameters and inputSchema are both present and differ");
-      }
+      if (hasP && hasI && !jsonEqual(decl.parameters, decl.inputSchema)) throw bad("", "parameters and inputSchema are both present and differ");
       var node = checkSchema(params, "", "root");
-      var tool = { name: name, description: decl.description, parameters: copyJSON(params) };
+      var tool = { name: name, description: desc, parameters: copyJSON(params) };
       compiled.set(tool, node);
       return { ok: true, tool: tool };
     } catch (e) { return asResult(e); }
@@ -289,9 +261,7 @@
       if (r.ok && seen.has(name)) r = refusal("duplicate-tool", "/name", "tool " + JSON.stringify(name) + " is already registered by this app");
       else if (r.ok && accepted.length >= LIMITS.maxTools) r = refusal("too-many-tools", "", "an app may register at most " + LIMITS.maxTools + " tools");
       if (!r.ok) { verdicts.push({ name: name, ok: false, refused: r.refused, path: r.path, message: r.message }); return; }
-      seen.add(name);
-      accepted.push(r.tool);
-      verdicts.push({ name: name, ok: true });
+      seen.add(name); accepted.push(r.tool); verdicts.push({ name: name, ok: true });
     });
     return { accepted: accepted, verdicts: verdicts };
   }
@@ -331,21 +301,16 @@
     var p = this.path.reduce(function (acc, seg) { return ptr(acc, seg); }, "");
     return extra === undefined ? p : ptr(p, extra);
   };
-  Walker.prototype.note = function (code, extra, msg) {
-    if (!this.soft) this.soft = refusal(code, this.pathString(extra), msg);
-  };
+  Walker.prototype.note = function (code, extra, msg) { if (!this.soft) this.soft = refusal(code, this.pathString(extra), msg); };
   Walker.prototype.typeErr = function (n, got) { this.note("invalid-argument-type", undefined, "expected " + n.type + ", got " + got); };
   Walker.prototype.value = function (n) {
     this.ws();
     var s = this.s, c = s[this.i];
     if (c === undefined) throw this.hard("invalid JSON: unexpected end of input");
-    if (c === "{") {
-      if (n && n.type !== "object") { this.typeErr(n, "object"); n = null; }
-      return this.object(n);
-    }
-    if (c === "[") {
-      if (n && n.type !== "array") { this.typeErr(n, "array"); n = null; }
-      return this.array(n);
+    if (c === "{" || c === "[") {
+      var want = c === "{" ? "object" : "array";
+      if (n && n.type !== want) { this.typeErr(n, want); n = null; }
+      return c === "{" ? this.object(n) : this.array(n);
     }
     if (c === '"') {
       var str = this.string();
@@ -363,9 +328,8 @@
       var re = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
       re.lastIndex = this.i;
       var m = re.exec(s);
-      if (!m || !/\d$/.test(m[0])) throw this.hard("invalid JSON: bad number");
+      if (!m || /[.eE]/.test(s[this.i + m[0].length] || "")) throw this.hard("invalid JSON: bad number");
       this.i += m[0].length;
-      if (s[this.i] === "." || s[this.i] === "e" || s[this.i] === "E") throw this.hard("invalid JSON: bad number");
       if (n && !this.soft) this.checkNumber(n, m[0]);
       return Number(m[0]);
     }
@@ -373,8 +337,7 @@
   };
   Walker.prototype.object = function (n) {
     var s = this.s, out = Object.create(null), keys = new Set(), seen = new Set();
-    this.i++;
-    this.ws();
+    this.i++; this.ws();
     if (s[this.i] === "}") this.i++;
     else for (;;) {
       this.ws();
@@ -394,32 +357,21 @@
       }
       var val = this.value(child);
       if (key !== "__proto__") out[key] = val;
-      this.path.pop();
-      this.ws();
+      this.path.pop(); this.ws();
       if (s[this.i] === ",") { this.i++; continue; }
       if (s[this.i] === "}") { this.i++; break; }
       throw this.hard("invalid JSON: expected ',' or '}'");
     }
-    if (n && !this.soft) {
-      for (var j = 0; j < n.required.length; j++) {
-        if (!seen.has(n.required[j])) {
-          this.note("missing-argument", n.required[j], "missing required argument " + JSON.stringify(n.required[j]));
-          break;
-        }
-      }
-    }
+    var missing = n ? n.required.filter(function (r) { return !seen.has(r); })[0] : undefined;
+    if (missing !== undefined) this.note("missing-argument", missing, "missing required argument " + JSON.stringify(missing));
     return out;
   };
   Walker.prototype.array = function (n) {
     var s = this.s, out = [], items = n ? n.items : null;
-    this.i++;
-    this.ws();
+    this.i++; this.ws();
     if (s[this.i] === "]") { this.i++; return out; }
     for (var idx = 0; ; idx++) {
-      this.path.push(idx);
-      out.push(this.value(items));
-      this.path.pop();
-      this.ws();
+      this.path.push(idx); out.push(this.value(items)); this.path.pop(); this.ws();
       if (s[this.i] === ",") { this.i++; continue; }
       if (s[this.i] === "]") { this.i++; return out; }
       throw this.hard("invalid JSON: expected ',' or ']'");
@@ -454,16 +406,10 @@
         out += String.fromCharCode(u);
         continue;
       }
-      if (c >= 0xdc00 && c <= 0xdfff) throw this.hard("invalid Unicode: unpaired surrogate");
-      if (c >= 0xd800 && c <= 0xdbff) {
-        var d = s.charCodeAt(i + 1);
-        if (!(d >= 0xdc00 && d <= 0xdfff)) throw this.hard("invalid Unicode: unpaired surrogate");
-        out += s[i] + s[i + 1];
-        i += 2;
-        continue;
-      }
-      out += s[i];
-      i++;
+      var w = isPair(s, i) ? 2 : 1;
+      if (w === 1 && c >= 0xd800 && c <= 0xdfff) throw this.hard("invalid Unicode: unpaired surrogate");
+      out += s.substr(i, w);
+      i += w;
     }
     this.i = i + 1;
     return { value: out, runes: runes };
