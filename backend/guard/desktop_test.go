@@ -400,3 +400,28 @@ func TestNavigationStaysInTheRoom(t *testing.T) {
 		t.Error("a foreign document committed in the top frame")
 	}
 }
+
+// A bridge that navigates the top frame to about:blank on a click (no
+// request, so nothing to refuse in advance) gets the room reloaded.
+func TestTopFrameBlankIsReplacedByTheRoom(t *testing.T) {
+	needDesktop(t, "xdotool")
+	r := runApp(t, "navblank")
+	defer func() {
+		if t.Failed() {
+			r.dump(t)
+		}
+	}()
+	if _, ok := r.first("frame:bridge:click"); !ok {
+		t.Fatal("the click did not reach the bridge")
+	}
+	if !r.logContains("a foreign document committed in the top frame (about:blank)") {
+		t.Error("the guard did not see about:blank in the top frame")
+	}
+	expect(t, r, "recovered", "true")
+	if flags := r.all("room:flag"); len(flags) != 2 || flags[1].V != "true" {
+		t.Errorf("room flags %v, want the room back with the guard", flags)
+	}
+	for _, e := range r.withPrefix("LEAK-") {
+		t.Errorf("leak: %s %s", e.Ev, e.V)
+	}
+}

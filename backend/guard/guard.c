@@ -30,7 +30,9 @@ static gint64 ping_sent_at;     // monotonic µs
 static guint ping_gen;
 static GCancellable *ping_cancel;
 static gboolean active_ok;      // the handler is confined and the scripts are in
-static gboolean recovering;     // waiting for the reloaded room to finish loading
+// 0: no recovery; 1: room reload requested, waiting for it to commit;
+// 2: committed, waiting for it to finish loading (then OnRecovered).
+static int recovering;
 static gint64 hang_detected_at;
 
 static void glog(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
@@ -216,7 +218,7 @@ static void recover(const char *why)
     glog("watchdog: %s; restarting the web process", why);
     stop_ping();
     armed = FALSE;
-    recovering = TRUE;
+    recovering = 1;
     hang_detected_at = g_get_monotonic_time();
     webkit_web_view_terminate_web_process(guarded);
     const char *cur = webkit_web_view_get_uri(guarded);
@@ -274,20 +276,27 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
             // on_decide_policy); the scripts do nothing outside the room's
             // origin. Bring the room back.
             glog("a foreign document committed in the top frame (%s); reloading the room", uri ? uri : "(null)");
-            if (home_uri != NULL)
+            stop_ping();
+            armed = FALSE;
+            if (home_uri != NULL) {
+                recovering = 1;
+                hang_detected_at = g_get_monotonic_time();
                 webkit_web_view_load_uri(wv, home_uri);
+            }
             break;
         }
         g_free(home_uri);
         home_uri = g_strdup(uri);
         stop_ping();
         armed = TRUE;
+        if (recovering == 1)
+            recovering = 2;
         break;
     case WEBKIT_LOAD_FINISHED:
-        if (recovering && is_room(uri)) {
-            recovering = FALSE;
+        if (recovering == 2 && is_room(uri)) {
+            recovering = 0;
             gint64 ms = (g_get_monotonic_time() - hang_detected_at) / 1000;
-            glog("watchdog: room reloaded %" G_GINT64_FORMAT " ms after the restart", ms);
+            glog("room reloaded %" G_GINT64_FORMAT " ms after the recovery started", ms);
             voiceboxGuardRecovered((int)ms);
         }
         break;

@@ -226,6 +226,15 @@ func drive(scenario string, deadline time.Duration) {
 		wait("room:still-here", 2, 5*time.Second)
 		time.Sleep(300 * time.Millisecond)
 		quit("nav-done")
+	case "navblank":
+		if wait("frame:bridge:ready", 1, deadline) {
+			time.Sleep(300 * time.Millisecond)
+			click()
+			wait("recovered", 1, 5*time.Second)
+			wait("room:flag", 2, 3*time.Second)
+			time.Sleep(300 * time.Millisecond)
+		}
+		quit("navblank-done")
 	default:
 		time.Sleep(2 * time.Second)
 		quit("no-scenario")
