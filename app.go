@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/wailsapp/wails/v2"
@@ -43,6 +44,11 @@ func runDesktop(cmd cli.Command) int {
 	if err != nil {
 		return fail(err)
 	}
+	sandboxCtx, stopSandbox := context.WithCancel(context.Background())
+	defer stopSandbox()
+	if err := h.StartSandbox(sandboxCtx, "127.0.0.1", DesktopRoomOrigin); err != nil {
+		return fail(err)
+	}
 	cwd, _ := os.Getwd()
 	app := &App{host: h, files: cmd.Files, cwd: cwd}
 	room := &RoomService{app: app}
@@ -53,12 +59,13 @@ func runDesktop(cmd cli.Command) int {
 		MinWidth:  760,
 		MinHeight: 480,
 		AssetServer: &assetserver.Options{
-			Assets: frontend.Room(),
+			Assets:     frontend.Room(),
+			Middleware: roomCSP(h.BridgeOrigin()),
 		},
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
 		Menu:             app.menu(),
 		OnStartup:        app.startup,
-		Bind:             []any{h.StoreService, h.DocumentService, room},
+		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService},
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId:               instanceID(paths.Data),
@@ -71,6 +78,20 @@ func runDesktop(cmd cli.Command) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).
+const DesktopRoomOrigin = "wails://wails"
+
+// roomCSP puts the room's Content-Security-Policy on what Wails serves, allowing frames from the sandbox only.
+func roomCSP(bridgeOrigin string) assetserver.Middleware {
+	policy := host.RoomCSP(bridgeOrigin)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Security-Policy", policy)
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // instanceID keys the single-instance lock by data folder, so two Voiceboxes on different data folders
@@ -162,7 +183,7 @@ func (a *App) openFiles() ([]documents.Doc, error) {
 
 func (a *App) roomConfig() services.RoomConfig {
 	return services.RoomConfig{Mode: "desktop", Workspace: a.host.Store.Workspace(), Guard: false,
-		GuardMessage: "mini-apps are disabled until the sandbox is in place"}
+		GuardMessage: "mini-apps are disabled until the sandbox is in place", BridgeOrigin: a.host.BridgeOrigin()}
 }
 
 // RoomService is what only the desktop room can ask for: its configuration and the native dialogs.

@@ -11,7 +11,10 @@ import (
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/store"
 )
 
@@ -24,6 +27,13 @@ type Host struct {
 
 	StoreService    *services.StoreService
 	DocumentService *services.DocumentService
+
+	// Registry mirrors the room's open mini-apps for callers outside the room (voice, MCP).
+	Registry *registry.Registry
+	// Sandbox is the mini-apps' asset server (nil until StartSandbox).
+	Sandbox         *sandbox.Server
+	RegistryService *services.RegistryService
+	SandboxService  *services.SandboxService
 }
 
 // New prepares the folders (created on first run) and scans the store once.
@@ -36,13 +46,18 @@ func New(p config.Paths) (*Host, error) {
 		return nil, fmt.Errorf("open the store: %w", err)
 	}
 	docs := documents.NewTable()
+	bus := events.NewBus()
+	reg := registry.New(bus)
 	return &Host{
 		Paths:           p,
 		Store:           st,
 		Documents:       docs,
-		Bus:             events.NewBus(),
+		Bus:             bus,
 		StoreService:    services.NewStoreService(st, docs),
 		DocumentService: services.NewDocumentService(docs),
+		Registry:        reg,
+		RegistryService: services.NewRegistryService(reg, nil),
+		SandboxService:  services.NewSandboxService(nil, st, docs),
 	}, nil
 }
 
@@ -82,4 +97,47 @@ func (h *Host) OpenFiles(dir string, paths []string) []documents.Doc {
 		h.Bus.Publish(events.OpenFiles, docs)
 	}
 	return docs
+}
+
+// StartSandbox opens the mini-apps' asset server for a room at roomOrigin, on hostname ("127.0.0.1" beside
+// the desktop's wails://wails, "localhost" beside a room served on 127.0.0.1: a different site), and points
+// the room's services at it. It serves until ctx ends.
+func (h *Host) StartSandbox(ctx context.Context, hostname, roomOrigin string) error {
+	var prefs *settings.Store
+	if st, err := settings.Open(h.Paths.Data); err == nil {
+		prefs = st
+	} else {
+		log.Printf("sandbox: %v (using the default CDN hosts)", err)
+	}
+	sb, err := sandbox.Listen(sandbox.Options{
+		Hostname:   hostname,
+		RoomOrigin: roomOrigin,
+		CDNHosts: func() []string {
+			if prefs == nil {
+				return append([]string(nil), settings.DefaultCDNHosts...)
+			}
+			return prefs.Get().CDNHostList()
+		},
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		if err := sb.Serve(); err != nil {
+			log.Printf("sandbox: %v", err)
+		}
+	}()
+	go func() { <-ctx.Done(); sb.Close() }()
+	h.Sandbox = sb
+	h.RegistryService = services.NewRegistryService(h.Registry, sb)
+	h.SandboxService = services.NewSandboxService(sb, h.Store, h.Documents)
+	return nil
+}
+
+// BridgeOrigin is the sandbox's origin ("" before StartSandbox).
+func (h *Host) BridgeOrigin() string {
+	if h.Sandbox == nil {
+		return ""
+	}
+	return h.Sandbox.Origin()
 }

@@ -36,15 +36,26 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, ready fun
 		return err
 	}
 	hostPort := ln.Addr().String()
+	// The sandbox gets a different site than the room (127.0.0.1 ↔ localhost), so the browser runs it in
+	// its own process: a busy app cannot freeze the room.
+	bridgeHost := "localhost"
+	if name, _, _ := net.SplitHostPort(hostPort); name == "localhost" {
+		bridgeHost = "127.0.0.1"
+	}
+	if err := h.StartSandbox(ctx, bridgeHost, httpapi.Origin(hostPort)); err != nil {
+		return err
+	}
 	handler := httpapi.New(httpapi.Options{
 		Host:  hostPort,
 		Room:  room,
 		Store: h.StoreService,
 		Bus:   h.Bus,
 		Config: func() services.RoomConfig {
-			return services.RoomConfig{Mode: "serve", Workspace: h.Store.Workspace(), Guard: true}
+			return services.RoomConfig{Mode: "serve", Workspace: h.Store.Workspace(), Guard: true, BridgeOrigin: h.BridgeOrigin()}
 		},
-		RoomCSP: RoomCSP(""),
+		RoomCSP:  RoomCSP(h.BridgeOrigin()),
+		Registry: h.RegistryService,
+		Sandbox:  h.SandboxService,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

@@ -20,6 +20,11 @@ type Options struct {
 	Config  func() services.RoomConfig // what the room needs to know at start-up
 	Extra   func(mux *http.ServeMux)
 	RoomCSP string // the room page's Content-Security-Policy
+
+	// Registry and Sandbox (both optional) add the mini-app routes of registry.go. With Registry set, a
+	// room's event stream (/api/events?room=<id>) ending says Goodbye for that room.
+	Registry *services.RegistryService
+	Sandbox  *services.SandboxService
 }
 
 // Origin is the room's own origin for a bound host:port.
@@ -33,6 +38,9 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("GET /api/file", a.file)
 	mux.HandleFunc("GET /api/config", a.config)
 	mux.HandleFunc("GET /api/events", a.events)
+	if o.Registry != nil {
+		a.registryRoutes(mux)
+	}
 	if o.Extra != nil {
 		o.Extra(mux)
 	}
@@ -112,6 +120,10 @@ func (a *api) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, cancel := a.o.Bus.Subscribe(256)
 	defer cancel()
+	if room := r.URL.Query().Get("room"); room != "" && a.o.Registry != nil {
+		_ = a.o.Registry.Hello(room)
+		defer func() { _ = a.o.Registry.Goodbye(room) }()
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, ": voicebox\n\n")

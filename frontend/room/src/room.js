@@ -1,6 +1,8 @@
 // The room: the tray of mini-apps, the pages of the workspace, the File Viewer and the menu's actions.
 import { call, on, isDesktop } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
+import { launchFromRoom } from "./registry.js";
+import "./toolconsole.js";
 
 const state = {
   config: null,
@@ -29,7 +31,8 @@ function render() {
   const apps = state.entries.filter(isApp);
   tray.replaceChildren(...apps.map((e) => el("button", {
     class: "bubble", type: "button", title: `${e.title} (${e.fileName})`,
-    dataset: { appId: e.appId }, onclick: () => view(e),
+    dataset: { appId: e.appId }, onclick: () => launchFromRoom({ ref: e.appId }, e.title),
+    oncontextmenu: (ev) => { ev.preventDefault(); view(e); }, // right-click: read its source in the File Viewer
   }, e.title)));
   $("tray-empty").hidden = apps.length > 0;
 

@@ -57,7 +57,26 @@ const routes = {
   "DocumentService.List": async () => [],
   "DocumentService.Read": (id) => Promise.reject(new RoomError({ error: "document-not-found", message: id })),
   "RoomService.Config": () => http("GET", "/api/config"),
+  "RegistryService.Hello": (room) => http("POST", "/api/registry/hello", { room }),
+  "RegistryService.Goodbye": (room) => http("POST", "/api/registry/goodbye", { room }),
+  "RegistryService.Register": (room, appId, title, slug, tools) =>
+    http("POST", "/api/mini-app/tools", { room, appId, title, slug, tools }).then((r) => r.verdicts),
+  "RegistryService.Unregister": (appId) => http("DELETE", `/api/mini-app/tools?${q("appId", appId)}`),
+  "RegistryService.Reply": (reply) => http("POST", "/api/registry/reply", reply),
+  "RegistryService.Call": (appId, tool, args) => http("POST", "/api/mini-app/call", { appId, tool, args }),
+  "RegistryService.Apps": () => http("GET", "/api/mini-app/tools").then((r) => r.apps),
+  "RegistryService.FunctionDeclarations": (provider) => http("GET", `/api/mini-app/declarations?${q("provider", provider)}`),
+  "SandboxService.Prepare": (req) => http("POST", "/api/sandbox/prepare", req),
+  "SandboxService.Release": (launchId) => http("POST", "/api/sandbox/release", { launchId }),
 };
+
+// roomId names this page load of the room to Go: requests Go publishes on "registry:request" carry the id
+// of the room that must answer, and in `voicebox serve` the end of this page's event stream says goodbye.
+export const roomId = (() => {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return "room-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+})();
 
 // call("StoreService.List") runs a Go method through whichever door this room has.
 export function call(name, ...args) {
@@ -78,7 +97,7 @@ let source = null;
 // on("store:changed", fn) subscribes to a Go event; it returns a function that unsubscribes.
 export function on(name, fn) {
   if (isDesktop()) return window.runtime.EventsOn(name, fn);
-  if (!source) source = new EventSource("/api/events");
+  if (!source) source = new EventSource(`/api/events?${q("room", roomId)}`);
   const listener = (ev) => fn(ev.data ? safeParse(ev.data) : undefined);
   source.addEventListener(name, listener);
   return () => source.removeEventListener(name, listener);

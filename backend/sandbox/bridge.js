@@ -1,0 +1,206 @@
+/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (seed 000, sections 2, 3
+ * and 5). It runs on the asset server's origin, never the room's. The room's origin is injected by the server
+ * into #voicebox-bridge-config; nothing is read from the URL.
+ *
+ * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
+ * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else
+ * travels over that port. Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
+ * inner.contentWindow); each time it does, the bridge makes a fresh MessageChannel and transfers one end.
+ * Every other window message is ignored. Declarations and arguments are checked with the JavaScript twin of
+ * the Go tool contract (toolcontract.js); the 16-tool, 5,000 ms and 64 KiB bounds are enforced here. */
+(function () {
+  "use strict";
+  function refuse(msg) {
+    var p = document.createElement("p");
+    p.textContent = msg;
+    (document.body || document.documentElement).appendChild(p);
+  }
+  var cfgEl = document.getElementById("voicebox-bridge-config");
+  var cfg = null;
+  try { cfg = JSON.parse(cfgEl.textContent); } catch (e) { cfg = null; }
+  if (!cfg || window.top === window.self || window.parent === window.self) {
+    refuse("This page is part of the Voicebox room and does not run on its own.");
+    return;
+  }
+  var TC = window.VoiceboxToolContract;
+  if (!TC) { refuse("The tool contract did not load."); return; }
+
+  var ROOM = cfg.roomOrigin;
+  var LIMITS = TC.limits;
+  var TIMEOUT = LIMITS.callTimeoutMs;
+  var MAX_OUT = LIMITS.maxOutputBytes;
+  var TIMEOUT_MSG = "tool execution timed out after " + TIMEOUT + "ms";
+  var OUT_MSG = "output over budget (max 64KB)";
+  var IMPLICIT_READY_MS = 1500; // a page that never calls ready() is ready this long after it loads
+  var MAX_ERROR = 2048;
+
+  var roomPort = null, outbox = [];
+  var inner = null, innerPort = null;
+  var tools = new Map(), order = [];
+  var ready = false, helloSinceLoad = false, implicitTimer = 0;
+  var calls = new Map(), nextCall = 1;
+
+  function refusal(code, message, path) { return { ok: false, refused: code, path: path || "", message: message }; }
+  function toRoom(m) { if (roomPort) roomPort.postMessage(m); else outbox.push(m); }
+  function answer(id, r) {
+    toRoom({ type: "result", id: id, ok: false, refused: r.refused, path: r.path || "", message: r.message });
+  }
+  function toolList() { return order.map(function (n) { return tools.get(n); }); }
+
+  // ---- the room ----
+  window.addEventListener("message", function (e) {
+    var src = e.source;
+    if (!src || src === window) return; // WebKit can report the window itself as the source
+    if (src === window.parent && e.origin === ROOM) {
+      var d = e.data;
+      if (!roomPort && d && d.type === "connect" && e.ports && e.ports[0]) {
+        roomPort = e.ports[0];
+        roomPort.onmessage = onRoom;
+        var queued = outbox; outbox = [];
+        for (var i = 0; i < queued.length; i++) roomPort.postMessage(queued[i]);
+      }
+      return;
+    }
+    if (inner && src === inner.contentWindow) {
+      var m = e.data;
+      if (m && typeof m === "object" && m.type === "mini_app_ready") onHello();
+    }
+    // anything else (decoy frames, the app posting to us by other names, other windows) is ignored
+  });
+
+  function onRoom(e) {
+    var d = e.data;
+    if (!d || typeof d !== "object") return;
+    switch (d.type) {
+      case "call": onCall(d); break;
+      case "ping": if (innerPort) innerPort.postMessage(d); break; // the benchmark's floor: relay, nothing else
+      case "reload": reset(); if (inner) inner.remove(); createInner(); break;
+    }
+  }
+
+  function onCall(d) {
+    var t = typeof d.name === "string" ? tools.get(d.name) : undefined;
+    if (!t || !innerPort) return answer(d.id, refusal("unknown-tool", "unknown tool " + JSON.stringify(String(d.name))));
+    var v = TC.validateArgs(t, d.args === undefined ? "{}" : d.args);
+    if (!v.ok) return answer(d.id, v);
+    var cid = nextCall++;
+    var timer = setTimeout(function () {
+      if (calls.delete(cid)) answer(d.id, refusal("tool-timeout", TIMEOUT_MSG));
+    }, TIMEOUT);
+    calls.set(cid, { id: d.id, timer: timer });
+    innerPort.postMessage({ type: "call_tool", callId: cid, name: t.name, args: v.args });
+  }
+
+  // ---- the inner frame ----
+  function createInner() {
+    inner = document.createElement("iframe");
+    inner.id = "inner-app";
+    inner.setAttribute("sandbox", "allow-scripts"); // never allow-same-origin
+    inner.setAttribute("referrerpolicy", "no-referrer");
+    inner.title = document.title || "mini-app";
+    helloSinceLoad = false;
+    inner.addEventListener("load", onInnerLoad);
+    inner.src = cfg.appSrc;
+    document.body.appendChild(inner);
+  }
+
+  // reset forgets the current document of the inner frame: its port, its tools, its calls.
+  function reset() {
+    if (innerPort) { innerPort.onmessage = null; innerPort.close(); innerPort = null; }
+    var had = ready || order.length > 0;
+    tools.clear(); order = [];
+    ready = false;
+    clearTimeout(implicitTimer);
+    calls.forEach(function (c) {
+      clearTimeout(c.timer);
+      answer(c.id, refusal("unknown-tool", "the app reloaded before the tool answered"));
+    });
+    calls.clear();
+    if (had) toRoom({ type: "unloaded" });
+  }
+
+  function onHello() {
+    reset();
+    helloSinceLoad = true;
+    var ch = new MessageChannel();
+    innerPort = ch.port1;
+    innerPort.onmessage = onInner;
+    inner.contentWindow.postMessage({ type: "voicebox_port" }, "*", [ch.port2]); // an opaque origin: "*" and only a port
+    implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, 10000);
+  }
+
+  function onInnerLoad() {
+    if (!helloSinceLoad) reset(); // a document without the SDK (or one that navigated away) has no tools
+    helloSinceLoad = false;
+    if (innerPort && !ready) {
+      clearTimeout(implicitTimer);
+      implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, IMPLICIT_READY_MS);
+    }
+  }
+
+  function markReady(implicit) {
+    ready = true;
+    clearTimeout(implicitTimer);
+    toRoom({ type: "ready", tools: toolList(), implicit: implicit });
+  }
+
+  function onInner(e) {
+    var d = e.data;
+    if (!d || typeof d !== "object") return;
+    switch (d.type) {
+      case "tool_result": onResult(d); break;
+      case "register_tool": onRegister(d); break;
+      case "unregister_tool": onUnregister(d); break;
+      case "ready": if (!ready) markReady(false); break;
+      case "pong": if (roomPort) roomPort.postMessage({ type: "pong", id: d.id }); break;
+    }
+  }
+
+  function onResult(d) {
+    var c = calls.get(d.callId);
+    if (!c) return; // late (timed out), unknown or forged: dropped
+    calls.delete(d.callId);
+    clearTimeout(c.timer);
+    if (d.ok !== true) {
+      var msg = typeof d.error === "string" && d.error ? d.error : "the tool failed";
+      return answer(c.id, refusal("tool-error", msg.length > MAX_ERROR ? msg.slice(0, MAX_ERROR) + "…" : msg));
+    }
+    var text = d.result;
+    if (typeof text !== "string") {
+      try { text = JSON.stringify(text === undefined ? null : text); } catch (err) { text = undefined; }
+      if (typeof text !== "string") return answer(c.id, refusal("tool-error", "the tool's result is not JSON data"));
+    }
+    if (text.length * 3 > MAX_OUT && (text.length > MAX_OUT || TC.utf8Length(text) > MAX_OUT)) {
+      return answer(c.id, refusal("output-over-budget", OUT_MSG));
+    }
+    toRoom({ type: "result", id: c.id, ok: true, result: text });
+  }
+
+  function onRegister(d) {
+    var decl = d.tool;
+    var r = TC.validateTool(decl);
+    var name = r.ok ? r.tool.name : (decl && typeof decl.name === "string" ? decl.name : "");
+    var v;
+    if (!r.ok) v = { name: name, ok: false, refused: r.refused, path: r.path, message: r.message };
+    else if (tools.has(name)) v = { name: name, ok: false, refused: "duplicate-tool", path: "/name", message: "tool " + JSON.stringify(name) + " is already registered by this app" };
+    else if (order.length >= LIMITS.maxTools) v = { name: name, ok: false, refused: "too-many-tools", path: "", message: "an app may register at most " + LIMITS.maxTools + " tools" };
+    else {
+      tools.set(name, r.tool);
+      order.push(name);
+      v = { name: name, ok: true };
+    }
+    if (innerPort) innerPort.postMessage({ type: "register_result", seq: d.seq, verdict: v });
+    if (!v.ok) toRoom({ type: "verdict", verdict: v });
+    else if (ready) toRoom({ type: "tools", tools: toolList() });
+  }
+
+  function onUnregister(d) {
+    if (typeof d.name !== "string" || !tools.has(d.name)) return;
+    tools.delete(d.name);
+    order = order.filter(function (n) { return n !== d.name; });
+    if (ready) toRoom({ type: "tools", tools: toolList() });
+  }
+
+  createInner();
+  window.parent.postMessage({ type: "bridge_ready", launchId: cfg.launchId }, ROOM);
+})();

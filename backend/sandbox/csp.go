@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
+)
+
+// AppCSP is the Content-Security-Policy of a mini-app's document, sent as an HTTP header (a tamper-proof
+// policy: the app cannot remove a header the way it could a <meta>). Network egress is denied by default
+// (connect-src 'none'); scripts, styles, images and fonts may come inline, from data: and blob: URLs and from
+// the CDN allowlist over https only; nothing may be framed, posted or used as a base URL. The document is
+// sandboxed by the header too (sandbox allow-scripts), so even opened on its own it has an opaque origin.
+//
+// frame-ancestors lists the bridge origin and the room origin: CSP checks every ancestor up to the top, so
+// naming the bridge alone would refuse the app inside the room. No other page can frame it.
+func AppCSP(bridgeOrigin, roomOrigin string, cdnHosts []string) string {
+	cdn := cdnSources(cdnHosts)
+	fetchable := func(extra ...string) string {
+		return strings.Join(append(extra, append([]string{"data:", "blob:"}, cdn...)...), " ")
+	}
+	directives := []string{
+		"default-src 'none'",
+		"script-src " + fetchable("'unsafe-inline'", "'unsafe-eval'"),
+		"style-src " + fetchable("'unsafe-inline'"),
+		"img-src " + fetchable(),
+		"font-src " + fetchable(),
+		"media-src data: blob:",
+		"connect-src 'none'",
+		"worker-src 'none'",
+		"manifest-src 'none'",
+		"object-src 'none'",
+		"base-uri 'none'",
+		"form-action 'none'",
+		"frame-src 'none'",
+		"child-src 'none'",
+		"frame-ancestors " + ancestors(bridgeOrigin, roomOrigin),
+		"sandbox allow-scripts",
+	}
+	return strings.Join(directives, "; ")
+}
+
+// BridgeCSP is the bridge document's policy: its own two scripts, its one inline style (by hash), frames
+// from its own origin (the inner app), nothing else; only the room may frame it.
+func BridgeCSP(roomOrigin string) string {
+	return strings.Join([]string{
+		"default-src 'none'",
+		"script-src 'self'",
+		"style-src " + styleHash(bridgeStyle),
+		"frame-src 'self'",
+		"connect-src 'none'",
+		"img-src 'none'",
+		"object-src 'none'",
+		"base-uri 'none'",
+		"form-action 'none'",
+		"frame-ancestors " + ancestors(roomOrigin),
+	}, "; ")
+}
+
+// ScriptCSP goes on the bridge's script files: they are never documents.
+const ScriptCSP = "default-src 'none'; frame-ancestors 'none'"
+
+func ancestors(origins ...string) string {
+	var out []string
+	for _, o := range origins {
+		if validOrigin(o) {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return "'none'"
+	}
+	return strings.Join(out, " ")
+}
+
+// validOrigin accepts scheme://host[:port] with nothing that could end or extend a CSP directive.
+func validOrigin(o string) bool {
+	scheme, rest, ok := strings.Cut(o, "://")
+	if !ok || scheme == "" || rest == "" {
+		return false
+	}
+	for _, c := range scheme {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	for _, c := range rest {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
+			return false
+		}
+	}
+	return true
+}
+
+// cdnSources turns host names (from settings) into https source expressions. Anything that is not a plain
+// host name, optionally with a "*." prefix and a port, is dropped, so a bad setting cannot inject a directive.
+func cdnSources(hosts []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		h = strings.TrimPrefix(h, "https://")
+		h = strings.TrimSuffix(h, "/")
+		if !validCDNHost(h) || seen[h] {
+			continue
+		}
+		seen[h] = true
+		out = append(out, "https://"+h)
+	}
+	return out
+}
+
+func validCDNHost(h string) bool {
+	name, port, hasPort := strings.Cut(h, ":")
+	if hasPort {
+		if port == "" || len(port) > 5 {
+			return false
+		}
+		for _, c := range port {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	name = strings.TrimPrefix(name, "*.")
+	if name == "" || len(name) > 253 || !strings.Contains(name, ".") {
+		return false
+	}
+	for _, label := range strings.Split(name, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func styleHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}

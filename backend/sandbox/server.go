@@ -1,0 +1,325 @@
+// Package sandbox is the mini-apps' asset server: a loopback HTTP server on an origin distinct from the
+// room's that serves the bridge document, its scripts (the bridge, the JavaScript twin of the tool contract,
+// the SDK) and each launched app's HTML, and nothing else. See docs/sandbox.md.
+//
+// The room's origin is injected into the bridge server-side; every document carries a CSP header with
+// frame-ancestors, so no page but the room can frame the bridge and no page but the bridge (inside the room)
+// can frame an app. Apps are reachable only through unguessable launch tokens that live while the app is
+// open and are revoked when it closes.
+package sandbox
+
+import (
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/voicebox/voicebox/backend/toolcontract"
+)
+
+//go:embed bridge.js sdk.js
+var scripts embed.FS
+
+// MaxLaunches bounds the tokens alive at once; the oldest is revoked past it.
+const MaxLaunches = 64
+
+// bridgeStyle is the bridge's only inline style (allowed by hash in BridgeCSP).
+const bridgeStyle = "html,body{margin:0;height:100%;overflow:hidden;background:#fff}" +
+	"iframe{border:0;width:100%;height:100%;display:block}" +
+	"p{font:14px system-ui,sans-serif;color:#900;margin:16px}"
+
+// Launch is one opened app as the asset server knows it.
+type Launch struct {
+	Token   string `json:"launchId"`
+	Room    string `json:"-"`
+	AppID   string `json:"appId"`
+	Title   string `json:"title"`
+	Slug    string `json:"slug"`
+	HTML    string `json:"-"`
+	created time.Time
+}
+
+// Server serves the sandbox. Create it with Listen.
+type Server struct {
+	ln         net.Listener
+	host       string // host:port a browser sends for this server
+	origin     string // http://host:port
+	roomOrigin string
+	cdnHosts   func() []string
+	srv        *http.Server
+
+	bridgeJS, sdkJS []byte
+	sdkTag          string
+
+	mu       sync.Mutex
+	launches map[string]*Launch
+}
+
+// Options configure a Server.
+type Options struct {
+	// Hostname is the host name the room uses for the bridge: "127.0.0.1" in the desktop, "localhost" beside
+	// a room served on 127.0.0.1 (a different site, so the browser gives the sandbox its own process).
+	Hostname string
+	// RoomOrigin is the origin of the room page, the only page that may frame the bridge.
+	RoomOrigin string
+	// CDNHosts returns the hosts apps may load scripts, styles, images and fonts from (nil: none).
+	CDNHosts func() []string
+}
+
+// Listen opens the asset server on a random loopback port. Serve must be called to answer.
+func Listen(o Options) (*Server, error) {
+	if o.Hostname == "" {
+		o.Hostname = "127.0.0.1"
+	}
+	if o.Hostname != "127.0.0.1" && o.Hostname != "localhost" {
+		return nil, fmt.Errorf("sandbox: hostname must be 127.0.0.1 or localhost, not %q", o.Hostname)
+	}
+	if !validOrigin(o.RoomOrigin) {
+		return nil, fmt.Errorf("sandbox: invalid room origin %q", o.RoomOrigin)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	s := New(o, fmt.Sprintf("%s:%d", o.Hostname, port))
+	s.ln = ln
+	return s, nil
+}
+
+// New returns a Server for the given host:port without listening (tests serve it with httptest).
+func New(o Options, hostPort string) *Server {
+	s := &Server{
+		host:       hostPort,
+		origin:     "http://" + hostPort,
+		roomOrigin: o.RoomOrigin,
+		cdnHosts:   o.CDNHosts,
+		launches:   map[string]*Launch{},
+	}
+	s.bridgeJS, _ = scripts.ReadFile("bridge.js")
+	s.sdkJS, _ = scripts.ReadFile("sdk.js")
+	s.sdkTag = "<script>" + string(s.sdkJS) + "</script>"
+	return s
+}
+
+// Serve answers on the listener until Close.
+func (s *Server) Serve() error {
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	err := s.srv.Serve(s.ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Close stops the server.
+func (s *Server) Close() error {
+	if s.srv != nil {
+		return s.srv.Close()
+	}
+	if s.ln != nil {
+		return s.ln.Close()
+	}
+	return nil
+}
+
+// Origin is the bridge's origin, e.g. http://localhost:41234.
+func (s *Server) Origin() string { return s.origin }
+
+// RoomOrigin is the one origin allowed to frame the bridge.
+func (s *Server) RoomOrigin() string { return s.roomOrigin }
+
+// Add registers a launch and returns it with its new token.
+func (s *Server) Add(l Launch) Launch {
+	l.Token = newToken()
+	l.created = time.Now()
+	cp := l
+	s.mu.Lock()
+	s.launches[l.Token] = &cp
+	for len(s.launches) > MaxLaunches {
+		var oldest *Launch
+		for _, x := range s.launches {
+			if oldest == nil || x.created.Before(oldest.created) {
+				oldest = x
+			}
+		}
+		delete(s.launches, oldest.Token)
+	}
+	s.mu.Unlock()
+	return l
+}
+
+// Revoke forgets a launch: its bridge and app URLs answer 404 from now on.
+func (s *Server) Revoke(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.launches[token]
+	delete(s.launches, token)
+	return ok
+}
+
+// RevokeRoom forgets every launch a room page made (the page closed or reloaded).
+func (s *Server) RevokeRoom(room string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for t, l := range s.launches {
+		if l.Room == room {
+			delete(s.launches, t)
+			n++
+		}
+	}
+	return n
+}
+
+// Lookup returns a live launch.
+func (s *Server) Lookup(token string) (Launch, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.launches[token]
+	if !ok {
+		return Launch{}, false
+	}
+	return *l, true
+}
+
+// BridgeURL is where the room points the bridge frame for a launch.
+func (s *Server) BridgeURL(token string) string { return s.origin + "/bridge/" + token }
+
+// Routes.
+const (
+	pathBridge       = "/bridge/"
+	pathApp          = "/app/"
+	pathBridgeJS     = "/sandbox/bridge.js"
+	pathSDKJS        = "/sandbox/sdk.js"
+	pathToolContract = "/sandbox/toolcontract.js"
+)
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	if r.Host != s.host {
+		plain(w, http.StatusMisdirectedRequest, "wrong host")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		plain(w, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	p := r.URL.Path
+	switch {
+	case p == pathBridgeJS:
+		s.script(w, r, s.bridgeJS)
+	case p == pathSDKJS:
+		s.script(w, r, s.sdkJS)
+	case p == pathToolContract:
+		s.script(w, r, toolcontract.BridgeJS)
+	case strings.HasPrefix(p, pathBridge):
+		s.bridge(w, r, strings.TrimPrefix(p, pathBridge))
+	case strings.HasPrefix(p, pathApp):
+		s.app(w, r, strings.TrimPrefix(p, pathApp))
+	default:
+		plain(w, http.StatusNotFound, "not found")
+	}
+}
+
+func plain(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg + "\n"))
+}
+
+// A document may be requested only as a frame: a browser that says where the response goes (Sec-Fetch-Dest)
+// must say "iframe". Browsers that do not send the header still get frame-ancestors.
+func framed(r *http.Request) bool {
+	d := r.Header.Get("Sec-Fetch-Dest")
+	return d == "" || d == "iframe" || d == "frame"
+}
+
+func (s *Server) script(w http.ResponseWriter, r *http.Request, body []byte) {
+	if d := r.Header.Get("Sec-Fetch-Dest"); d != "" && d != "script" {
+		plain(w, http.StatusNotFound, "not found")
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Content-Security-Policy", ScriptCSP)
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
+	l, ok := s.Lookup(token)
+	if !ok || !framed(r) {
+		plain(w, http.StatusNotFound, "not found")
+		return
+	}
+	cfg, _ := json.Marshal(struct {
+		RoomOrigin string `json:"roomOrigin"`
+		AppSrc     string `json:"appSrc"`
+		LaunchID   string `json:"launchId"`
+		AppID      string `json:"appId"`
+	}{s.roomOrigin, pathApp + l.Token, l.Token, l.AppID}) // json.Marshal escapes <, > and &: safe in <script>
+	doc := "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(l.Title) + "</title>" +
+		"<style>" + bridgeStyle + "</style>" +
+		"<script type=\"application/json\" id=\"voicebox-bridge-config\">" + string(cfg) + "</script>" +
+		"<script src=\"" + pathToolContract + "\"></script>" +
+		"<script src=\"" + pathBridgeJS + "\"></script>" +
+		"</head><body></body></html>"
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(doc))
+	}
+}
+
+func (s *Server) app(w http.ResponseWriter, r *http.Request, token string) {
+	l, ok := s.Lookup(token)
+	if !ok || !framed(r) {
+		plain(w, http.StatusNotFound, "not found")
+		return
+	}
+	var cdn []string
+	if s.cdnHosts != nil {
+		cdn = s.cdnHosts()
+	}
+	body := InjectSDK(l.HTML, s.sdkTag)
+	h := w.Header()
+	if utf8.ValidString(l.HTML) {
+		h.Set("Content-Type", "text/html; charset=utf-8")
+	} else {
+		h.Set("Content-Type", "text/html")
+	}
+	h.Set("Content-Security-Policy", AppCSP(s.origin, s.roomOrigin, cdn))
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=(), bluetooth=(), payment=(), display-capture=()")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+func newToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,244 @@
+package services
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/sandbox"
+	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/toolcontract"
+)
+
+// RegistryService is the room's door to Go's registry of open mini-apps: the room says hello, mirrors each
+// app's tools on ready and close, answers the requests Go publishes on "registry:request", and lets the Tool
+// Console call tools through the same validation and bounds as a model's call.
+type RegistryService struct {
+	reg *registry.Registry
+	sb  *sandbox.Server
+}
+
+// NewRegistryService serves reg; sb (may be nil) has its launch tokens revoked when a room says goodbye.
+func NewRegistryService(reg *registry.Registry, sb *sandbox.Server) *RegistryService {
+	return &RegistryService{reg: reg, sb: sb}
+}
+
+// Hello records a room page (its id is generated per page load).
+func (s *RegistryService) Hello(room string) error {
+	if blank(room) || len(room) > 128 {
+		return badRequest("a room id is required")
+	}
+	return s.reg.Hello(room)
+}
+
+// Goodbye forgets a room page: its apps' tools, its pending requests and its launch tokens.
+func (s *RegistryService) Goodbye(room string) error {
+	if blank(room) {
+		return badRequest("a room id is required")
+	}
+	s.reg.Goodbye(room)
+	if s.sb != nil {
+		s.sb.RevokeRoom(room)
+	}
+	return nil
+}
+
+// Register mirrors an open app's tools; Go validates them again and answers a verdict per declaration.
+func (s *RegistryService) Register(room, appID, title, slug string, tools []json.RawMessage) ([]toolcontract.Verdict, error) {
+	if blank(room) || blank(appID) {
+		return nil, badRequest("room and appId are required")
+	}
+	if tools == nil {
+		tools = []json.RawMessage{}
+	}
+	return s.reg.Register(room, appID, title, slug, tools)
+}
+
+// Unregister closes an app's tools.
+func (s *RegistryService) Unregister(appID string) error {
+	if blank(appID) {
+		return badRequest("an appId is required")
+	}
+	s.reg.Unregister(appID)
+	return nil
+}
+
+// Reply delivers the room's answer to a request Go published.
+func (s *RegistryService) Reply(rep registry.Reply) error {
+	if blank(rep.ID) {
+		return badRequest("an id is required")
+	}
+	if err := s.reg.Reply(rep); err != nil {
+		return badRequest(err.Error())
+	}
+	return nil
+}
+
+// Call runs a tool for the room's Tool Console exactly as a model's call runs: validated by Go against
+// the declaration, dispatched to the room, bounded by 5,000 ms and 64 KiB. Refusals are outcomes, not errors.
+func (s *RegistryService) Call(appID, tool string, args json.RawMessage) (registry.Outcome, error) {
+	return s.reg.Call(context.Background(), "console", appID, tool, args), nil
+}
+
+// Apps lists the open apps and their accepted tools as Go sees them.
+func (s *RegistryService) Apps() ([]registry.App, error) {
+	apps := s.reg.Apps()
+	if apps == nil {
+		apps = []registry.App{}
+	}
+	return apps, nil
+}
+
+// Declarations is the answer of FunctionDeclarations.
+type Declarations struct {
+	Provider     string                          `json:"provider"`
+	Declarations []json.RawMessage               `json:"declarations"`
+	Exposed      map[string]toolcontract.Exposed `json:"exposed"`
+}
+
+// FunctionDeclarations converts every open app's tools for a provider ("openai" or "gemini").
+func (s *RegistryService) FunctionDeclarations(provider string) (Declarations, error) {
+	var apps []toolcontract.AppTools
+	for _, a := range s.reg.Apps() {
+		apps = append(apps, toolcontract.AppTools{AppID: a.AppID, Slug: a.Slug, Tools: a.Tools})
+	}
+	decls, exposed, err := toolcontract.FunctionDeclarations(provider, apps)
+	if err != nil {
+		return Declarations{}, badRequest(err.Error())
+	}
+	if decls == nil {
+		decls = []json.RawMessage{}
+	}
+	return Declarations{Provider: provider, Declarations: decls, Exposed: exposed}, nil
+}
+
+// SandboxService prepares launches on the asset server: it turns a store reference, an opened document or
+// raw HTML (a page dropped into a browser) into a launch token and the bridge URL the room frames.
+type SandboxService struct {
+	sb    *sandbox.Server
+	store *store.Store
+	docs  *documents.Table
+}
+
+// NewSandboxService launches from st and docs onto sb (nil sb: every launch is refused).
+func NewSandboxService(sb *sandbox.Server, st *store.Store, docs *documents.Table) *SandboxService {
+	return &SandboxService{sb: sb, store: st, docs: docs}
+}
+
+// LaunchRequest names what to launch: exactly one of Ref, Document or HTML (with an optional Name).
+type LaunchRequest struct {
+	Room     string `json:"room,omitempty"`
+	Ref      string `json:"ref,omitempty"`
+	Document string `json:"document,omitempty"`
+	HTML     string `json:"html,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// LaunchInfo is what the room needs to open the app's frames.
+type LaunchInfo struct {
+	LaunchID     string `json:"launchId"`
+	AppID        string `json:"appId"`
+	Title        string `json:"title"`
+	Slug         string `json:"slug"`
+	Source       string `json:"source"` // "store", "document" or "html"
+	BridgeURL    string `json:"bridgeURL"`
+	BridgeOrigin string `json:"bridgeOrigin"`
+}
+
+// Prepare registers a launch and returns its token and bridge URL.
+func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
+	if s == nil || s.sb == nil {
+		return LaunchInfo{}, badRequest("mini-apps are not available here: no sandbox is running")
+	}
+	l := sandbox.Launch{Room: strings.TrimSpace(req.Room)}
+	var source string
+	switch {
+	case !blank(req.Ref) && blank(req.Document) && req.HTML == "":
+		e, err := s.store.Get(req.Ref)
+		if err != nil {
+			return LaunchInfo{}, err
+		}
+		l.AppID, l.Title, l.Slug, l.HTML, source = e.AppID, e.Title, e.Slug, e.HTML, "store"
+	case !blank(req.Document) && blank(req.Ref) && req.HTML == "":
+		if s.docs == nil {
+			return LaunchInfo{}, documents.ErrNotFound
+		}
+		d, err := s.docs.Read(req.Document)
+		if err != nil {
+			return LaunchInfo{}, err
+		}
+		slug := Slugify(d.Name)
+		l.AppID, l.Slug, l.HTML, source = "doc_"+slug, slug, d.Content, "document"
+		l.Title = titleOf(d.Content, d.Name)
+	case req.HTML != "" && blank(req.Ref) && blank(req.Document):
+		if len(req.HTML) > store.MaxHTMLBytes {
+			return LaunchInfo{}, &codedError{store.ErrTooLarge, "the page is over 16 MiB"}
+		}
+		name := req.Name
+		if blank(name) {
+			name = "page.html"
+		}
+		slug := Slugify(name)
+		l.AppID, l.Slug, l.HTML, source = "local_"+slug, slug, req.HTML, "html"
+		l.Title = titleOf(req.HTML, name)
+	default:
+		return LaunchInfo{}, badRequest(`give "ref", "document", or "html" (with an optional "name")`)
+	}
+	l = s.sb.Add(l)
+	return LaunchInfo{
+		LaunchID: l.Token, AppID: l.AppID, Title: l.Title, Slug: l.Slug, Source: source,
+		BridgeURL: s.sb.BridgeURL(l.Token), BridgeOrigin: s.sb.Origin(),
+	}, nil
+}
+
+// Release revokes a launch token: the app was closed.
+func (s *SandboxService) Release(launchID string) error {
+	if s == nil || s.sb == nil {
+		return nil
+	}
+	if blank(launchID) {
+		return badRequest("a launchId is required")
+	}
+	s.sb.Revoke(launchID)
+	return nil
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slugify makes a file name into an id-safe slug: "My Game.html" → "my-game".
+func Slugify(name string) string {
+	base := strings.ToLower(name)
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".html"), ".htm")
+	s := strings.Trim(nonSlug.ReplaceAllString(base, "-"), "-")
+	if len(s) > 48 {
+		s = strings.TrimRight(s[:48], "-")
+	}
+	if s == "" {
+		s = "page"
+	}
+	return s
+}
+
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+func titleOf(html, fallback string) string {
+	head := html
+	if len(head) > 64<<10 {
+		head = head[:64<<10]
+	}
+	if m := titleRE.FindStringSubmatch(head); m != nil {
+		if t := strings.Join(strings.Fields(m[1]), " "); t != "" {
+			if len(t) > 200 {
+				t = t[:200]
+			}
+			return t
+		}
+	}
+	return fallback
+}

@@ -1,0 +1,334 @@
+// The room's MiniAppRegistry (seed 000, sections 2 and 3). It opens each mini-app in a bridge frame served
+// by the asset server on a foreign origin, keeps a private MessagePort to each bridge, and is the one place
+// the room (Tool Console), the voice session, external callers through Go, and automation call tools:
+//
+//   window.voicebox.launch(ref)                     → Promise<{appId, tools}> once the app is ready
+//   window.voicebox.callTool(appId, name, args)     → Promise<{ok:true, result} | {ok:false, refused, message}>
+//   window.voicebox.close(appId), .tools(), .apps()
+//   window.voicebox.functionDeclarations("openai"|"gemini") → Go's declarations for every open tool
+//
+// Go's registry (voice, MCP) mirrors this one: on each app's ready and close the room registers and
+// unregisters its tools, and it answers the requests Go publishes on "registry:request" for this room.
+import { call, on, roomId } from "./transport.js";
+import { el, notify, logActivity } from "./ui.js";
+import { openWindow } from "./popover.js";
+
+const CALL_BACKSTOP_MS = 5500; // the bridge answers at 5,000 ms; this covers a bridge that froze
+const LAUNCH_TIMEOUT_MS = 15000;
+const TIMEOUT_MSG = "tool execution timed out after 5000ms";
+
+const apps = new Map(); // appId → MiniApp
+const listeners = new Set();
+let config = null;
+const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
+
+function changed() { for (const fn of listeners) { try { fn(); } catch (err) { console.error(err); } } }
+
+export class LaunchError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+const refusal = (refused, message) => ({ ok: false, refused, message });
+
+class MiniApp {
+  constructor(info, request) {
+    Object.assign(this, { appId: info.appId, title: info.title, slug: info.slug, launchId: info.launchId,
+      bridgeURL: info.bridgeURL, bridgeOrigin: info.bridgeOrigin, source: info.source, request });
+    this.tools = [];
+    this.ready = false;
+    this.port = null;
+    this.pending = new Map();
+    this.nextId = 1;
+    this.waiters = [];
+    this.closed = false;
+  }
+
+  open() {
+    this.win = openWindow({ title: this.title, appId: this.appId, onClose: () => close(this.appId), onReload: () => this.reload() });
+    const f = document.createElement("iframe");
+    f.className = "mini-app-bridge";
+    f.title = this.title;
+    // The bridge has its own origin; the sandbox attribute adds no-popups/no-top-navigation/no-forms for it
+    // and, by inheritance, for the app inside it.
+    f.setAttribute("sandbox", "allow-scripts allow-same-origin");
+    f.setAttribute("referrerpolicy", "no-referrer");
+    f.setAttribute("allow", "camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'");
+    f.src = this.bridgeURL;
+    this.frame = f;
+    this.win.body.append(f);
+  }
+
+  connect() {
+    if (this.port) { this.port.close(); this.unloaded(); }
+    const ch = new MessageChannel();
+    this.port = ch.port1;
+    this.port.onmessage = (e) => this.onMessage(e.data);
+    this.frame.contentWindow.postMessage({ type: "connect" }, this.bridgeOrigin, [ch.port2]);
+  }
+
+  onMessage(d) {
+    if (!d || typeof d !== "object") return;
+    switch (d.type) {
+      case "result": {
+        const p = this.pending.get(d.id);
+        if (!p) return;
+        this.pending.delete(d.id);
+        clearTimeout(p.timer);
+        if (d.ok !== true) return p.resolve(refusal(d.refused || "tool-error", d.message || ""));
+        let result;
+        try { result = JSON.parse(d.result); } catch { return p.resolve(refusal("tool-error", "the tool's result is not JSON")); }
+        return p.resolve({ ok: true, result });
+      }
+      case "pong": {
+        const p = this.pending.get(d.id);
+        if (p) { this.pending.delete(d.id); p.resolve(true); }
+        return;
+      }
+      case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.mirror(true); return;
+      case "tools": this.tools = Array.isArray(d.tools) ? d.tools : []; if (this.ready) this.mirror(false); return;
+      case "unloaded": this.unloaded(); return;
+      case "verdict": {
+        const v = d.verdict || {};
+        logActivity(this.title, `register ${v.name || "(unnamed)"}`, undefined, `${v.refused}: ${v.message}`, true);
+        return;
+      }
+    }
+  }
+
+  // mirror tells Go this app's tools, then settles whoever waits for the app to be ready.
+  async mirror(first) {
+    this.win.setStatus(`${this.tools.length} tool${this.tools.length === 1 ? "" : "s"}`);
+    changed();
+    try {
+      const verdicts = await call("RegistryService.Register", roomId, this.appId, this.title, this.slug || "", this.tools);
+      for (const v of verdicts || []) {
+        if (!v.ok) logActivity("Go", `register ${v.name}`, this.appId, `${v.refused}: ${v.message}`, true);
+      }
+    } catch (err) {
+      notify(`Voice and external callers cannot see ${this.title}'s tools: ${err.message}`, "error");
+    }
+    if (first && !this.closed) {
+      logActivity(this.title, "ready", this.tools.map((t) => t.name).join(", ") || "(no tools)");
+      const w = this.waiters; this.waiters = [];
+      for (const x of w) x.resolve(this.summary());
+    }
+  }
+
+  unloaded() {
+    const had = this.ready;
+    this.tools = [];
+    this.ready = false;
+    if (this.win) this.win.setStatus("reloading…");
+    if (had) call("RegistryService.Unregister", this.appId).catch(() => {});
+    changed();
+  }
+
+  reload() {
+    if (!this.port) return;
+    this.unloaded();
+    this.port.postMessage({ type: "reload" });
+  }
+
+  summary() { return { appId: this.appId, title: this.title, tools: this.tools.slice() }; }
+
+  whenReady(ms) {
+    if (this.ready) return Promise.resolve(this.summary());
+    return new Promise((resolve, reject) => {
+      const w = { resolve: (v) => { clearTimeout(t); resolve(v); }, reject: (e) => { clearTimeout(t); reject(e); } };
+      const t = setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        reject(new LaunchError("launch-failed", `${this.title} did not become ready within ${ms / 1000} s`));
+      }, ms);
+      this.waiters.push(w);
+    });
+  }
+
+  call(name, args) {
+    if (!this.port) return Promise.resolve(refusal("unknown-tool", `${this.title} is not running`));
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      const timer = setTimeout(() => {
+        if (this.pending.delete(id)) resolve(refusal("tool-timeout", TIMEOUT_MSG));
+      }, CALL_BACKSTOP_MS);
+      this.pending.set(id, { resolve, timer });
+      try {
+        this.port.postMessage({ type: "call", id, name, args });
+      } catch (err) {
+        this.pending.delete(id);
+        clearTimeout(timer);
+        resolve(refusal("invalid-tool-arguments", `arguments are not JSON data: ${err.message}`));
+      }
+    });
+  }
+
+  ping() {
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, timer: 0 });
+      this.port.postMessage({ type: "ping", id });
+    });
+  }
+
+  shut() {
+    this.closed = true;
+    if (this.port) { this.port.onmessage = null; this.port.close(); this.port = null; }
+    for (const p of this.pending.values()) { clearTimeout(p.timer); p.resolve(refusal("unknown-tool", `${this.title} was closed`)); }
+    this.pending.clear();
+    for (const w of this.waiters) w.reject(new LaunchError("launch-failed", `${this.title} was closed`));
+    this.waiters = [];
+    if (this.win) this.win.remove();
+  }
+}
+
+// Bridges announce themselves with a window message: it must come from that bridge's frame, from its origin.
+window.addEventListener("message", (e) => {
+  for (const app of apps.values()) {
+    if (!app.frame || e.source !== app.frame.contentWindow) continue;
+    if (e.origin !== app.bridgeOrigin) return;
+    const d = e.data;
+    if (d && d.type === "bridge_ready" && d.launchId === app.launchId) app.connect();
+    return;
+  }
+});
+
+function guardMessage() {
+  return `Mini-apps are disabled: ${(config && config.guardMessage) || "this room cannot isolate them"}`;
+}
+
+// launch opens an app: a reference string (name, file, slug, appId or title, as the store resolves it) or
+// {ref} | {document: id} | {html, name}. It resolves once the app called ready() (or loaded without it).
+export async function launch(what) {
+  await configReady;
+  if (!config || !config.guard) throw new LaunchError("mini-apps-disabled", guardMessage());
+  const req = typeof what === "string" ? { ref: what } : { ...(what || {}) };
+  req.room = roomId;
+  let info;
+  try {
+    info = await call("SandboxService.Prepare", req);
+  } catch (err) {
+    throw new LaunchError(err.code || "launch-failed", err.message);
+  }
+  const existing = apps.get(info.appId);
+  if (existing) {
+    if (req.ref) { // the same stored app: bring it up rather than start it twice
+      call("SandboxService.Release", info.launchId).catch(() => {});
+      existing.win.focus();
+      return existing.whenReady(LAUNCH_TIMEOUT_MS);
+    }
+    await close(info.appId); // a page opened again: start fresh with the new content
+  }
+  const app = new MiniApp(info, req);
+  apps.set(app.appId, app);
+  app.open();
+  changed();
+  return app.whenReady(LAUNCH_TIMEOUT_MS);
+}
+
+export function callTool(appId, name, args) {
+  const app = apps.get(appId);
+  if (!app) return Promise.resolve(refusal("unknown-tool", `no open app ${JSON.stringify(String(appId))} has a tool ${JSON.stringify(String(name))}`));
+  return app.call(name, args === undefined ? {} : args);
+}
+
+export async function close(appId) {
+  const app = apps.get(appId);
+  if (!app) return false;
+  apps.delete(appId);
+  app.shut();
+  changed();
+  await Promise.allSettled([call("SandboxService.Release", app.launchId), call("RegistryService.Unregister", appId)]);
+  logActivity("you", "close", app.title);
+  return true;
+}
+
+export function tools() {
+  const out = [];
+  for (const app of apps.values()) {
+    for (const t of app.tools) out.push({ appId: app.appId, app: app.title, name: t.name, description: t.description, parameters: t.parameters });
+  }
+  return out;
+}
+
+export function openApps() {
+  return [...apps.values()].map((a) => ({ appId: a.appId, title: a.title, slug: a.slug, source: a.source, ready: a.ready, tools: a.tools.slice() }));
+}
+
+export const functionDeclarations = (provider) => call("RegistryService.FunctionDeclarations", provider);
+
+export function onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); }
+
+// What Go asks of this room (voice, MCP): run it through the same registry, then answer.
+on("registry:request", async (req) => {
+  if (!req || req.room !== roomId) return;
+  let rep;
+  try {
+    if (req.op === "call") {
+      const r = await callTool(req.appId, req.tool, req.args === undefined ? {} : req.args);
+      rep = r.ok ? { id: req.id, ok: true, result: r.result === undefined ? null : r.result } : { id: req.id, ok: false, refused: r.refused, message: r.message };
+    } else if (req.op === "launch") {
+      const r = await launch(req.ref);
+      rep = { id: req.id, ok: true, appId: r.appId };
+    } else if (req.op === "close") {
+      rep = (await close(req.appId)) ? { id: req.id, ok: true } : { id: req.id, ok: false, refused: "unknown-tool", message: `no open app ${req.appId}` };
+    } else {
+      rep = { id: req.id, ok: false, refused: "bad-request", message: `unknown op ${req.op}` };
+    }
+  } catch (err) {
+    rep = { id: req.id, ok: false, refused: err.code || "launch-failed", message: err.message };
+  }
+  call("RegistryService.Reply", rep).catch(() => {});
+});
+
+on("activity", (a) => {
+  if (!a) return;
+  const o = a.outcome || {};
+  const what = a.op === "call" ? `${a.tool} (${a.appId})` : a.op === "launch" ? `launch ${a.ref}` : `${a.op} ${a.appId || ""}`;
+  const out = o.ok ? (o.result !== undefined ? o.result : "ok") : `${o.refused}: ${o.message}`;
+  logActivity(a.caller, what, a.op === "call" ? a.args : undefined, out, !o.ok);
+});
+
+// ---- the room's own buttons ----
+async function launchFromRoom(what, label) {
+  try {
+    const r = await launch(what);
+    logActivity("you", "launch", label, `${r.appId}: ${r.tools.length} tool(s)`);
+  } catch (err) {
+    notify(err.message, "error");
+    logActivity("you", "launch", label, `${err.code || "launch-failed"}: ${err.message}`, true);
+  }
+}
+export { launchFromRoom };
+
+function viewingRequest() {
+  const v = window.voiceboxRoom && window.voiceboxRoom.state && window.voiceboxRoom.state.viewing;
+  if (!v) return null;
+  if (v.kind === "entry") return [{ ref: v.entry.appId }, v.entry.title];
+  if (v.kind === "doc") return [{ document: v.doc.id }, v.doc.name];
+  return [{ html: v.source, name: v.name }, v.name];
+}
+
+function wire() {
+  const run = document.getElementById("file-run-app");
+  if (run) run.addEventListener("click", () => { const r = viewingRequest(); if (r) launchFromRoom(...r); });
+  // A file opened on the command line, by a second launch, a drop on the window or File › Open (desktop)
+  // opens as a mini-app.
+  document.addEventListener("voicebox:open-document", (e) => {
+    if (!config || !config.guard || !e.detail) return;
+    e.preventDefault();
+    launchFromRoom({ document: e.detail.id }, e.detail.name);
+  });
+  configReady.then((c) => {
+    if (c && c.guard) return;
+    const box = document.getElementById("mini-app-container");
+    if (box) box.prepend(el("div", { id: "mini-apps-disabled", class: "disabled-banner", role: "alert" }, guardMessage()));
+  });
+  call("RegistryService.Hello", roomId).catch((err) => notify(`The registry did not answer: ${err.message}`, "error"));
+  window.addEventListener("pagehide", () => { call("RegistryService.Goodbye", roomId).catch(() => {}); });
+}
+
+const api = {
+  roomId, launch, callTool, close, tools, apps: openApps, functionDeclarations, onChange,
+  ping: (appId) => { const a = apps.get(appId); return a && a.port ? a.ping() : Promise.reject(new Error("no such app")); },
+};
+window.voicebox = Object.assign(window.voicebox || {}, api);
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire); else wire();
