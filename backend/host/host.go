@@ -11,6 +11,7 @@ import (
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
@@ -34,6 +35,12 @@ type Host struct {
 	Sandbox         *sandbox.Server
 	RegistryService *services.RegistryService
 	SandboxService  *services.SandboxService
+
+	// Settings is this run's one settings file (the Settings dialog, the voice keys, the MCP switch and token).
+	Settings *settings.Store
+	// MCP runs the MCP door as Settings › MCP (or --mcp) says; MCPService is the room's door to it.
+	MCP        *mcpserver.Manager
+	MCPService *services.MCPService
 }
 
 // New prepares the folders (created on first run) and scans the store once.
@@ -48,7 +55,12 @@ func New(p config.Paths) (*Host, error) {
 	docs := documents.NewTable()
 	bus := events.NewBus()
 	reg := registry.New(bus)
-	return &Host{
+	prefs, err := settings.Open(p.Data)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{
+		Settings:        prefs,
 		Paths:           p,
 		Store:           st,
 		Documents:       docs,
@@ -58,7 +70,9 @@ func New(p config.Paths) (*Host, error) {
 		Registry:        reg,
 		RegistryService: services.NewRegistryService(reg, nil),
 		SandboxService:  services.NewSandboxService(nil, st, docs),
-	}, nil
+	}
+	h.initMCP()
+	return h, nil
 }
 
 // Start watches the store and tells the room whenever the list changes. It returns once watching.

@@ -56,6 +56,7 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, ready fun
 		RoomCSP:  RoomCSP(h.BridgeOrigin()),
 		Registry: h.RegistryService,
 		Sandbox:  h.SandboxService,
+		Extra:    h.mcpRoutes,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

@@ -20,14 +20,36 @@ func ClientConfig(dataDir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	url := "http://" + DefaultAddr + Path
-	if env := os.Getenv(EnvAddr); env != "" {
-		url = "http://" + env + Path
-	}
+	return ClientConfigFor(executable(), dataDir, configURL(dataDir, ""), token)
+}
+
+// configURL is the running server's URL if there is one, else where it will listen.
+func configURL(dataDir, addr string) string {
 	if d, err := ReadDiscovery(dataDir); err == nil {
-		url = d.URL
+		return d.URL
 	}
-	return ClientConfigFor(executable(), dataDir, url, token)
+	if addr == "" {
+		addr = os.Getenv(EnvAddr)
+	}
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	return "http://" + addr + Path
+}
+
+// ClientConfig is the client config for this binary, the manager's data folder and its server.
+func (m *Manager) ClientConfig() ([]byte, error) {
+	token, err := m.o.Settings.MCPToken()
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	url := m.disc.URL
+	m.mu.Unlock()
+	if url == "" {
+		url = configURL(m.o.DataDir, m.o.Addr)
+	}
+	return ClientConfigFor(executable(), m.o.DataDir, url, token)
 }
 
 // ClientConfigFor builds the config for a given binary, data folder, URL and token.

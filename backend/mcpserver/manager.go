@@ -79,6 +79,13 @@ func NewManager(o ManagerOptions) *Manager {
 	return &Manager{o: o}
 }
 
+// SetMode names the app (for the discovery file and serverInfo) before Start.
+func (m *Manager) SetMode(mode, version string) {
+	m.mu.Lock()
+	m.o.Mode, m.o.Version = mode, version
+	m.mu.Unlock()
+}
+
 // Start runs the server if the Settings switch is on or forced (--mcp) is set. Failing to start is
 // reported in the Status (and returned), never fatal for the app.
 func (m *Manager) Start(forced bool) (Status, error) {
