@@ -1,6 +1,9 @@
 package services
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/store"
 )
@@ -91,13 +94,22 @@ func (s *StoreService) saveDocument(id, name string) (store.Entry, error) {
 	if err != nil {
 		return store.Entry{}, err
 	}
-	if rel, ok := s.store.WorkspaceRel(d.Path); ok && blank(name) {
+	if rel, ok := workspaceRel(s.store.Workspace(), d.Path); ok && blank(name) {
 		return s.store.SaveRef(rel)
 	}
 	if blank(name) {
 		name = d.Name
 	}
 	return s.store.SaveHTML(name, d.Content)
+}
+
+// workspaceRel gives path relative to the workspace when it lies inside it; the store checks it again.
+func workspaceRel(workspace, path string) (string, bool) {
+	rel, err := filepath.Rel(workspace, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // FileContent is a workspace file read for the File Viewer.
