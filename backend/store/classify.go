@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ type item struct {
 	record    *metaRec // apps: the shelf record that describes it (nil: none)
 	proven    bool     // a workspace file proven to be the record's app
 	naturalID string
+	lowTitle  string // sort key
 }
 
 type snapshot struct {
@@ -217,19 +219,23 @@ func (s *Store) rebuildLocked() {
 	}
 	listOrder := make([]*item, len(all))
 	copy(listOrder, all)
-	sort.Slice(listOrder, func(i, j int) bool {
-		a, b := listOrder[i], listOrder[j]
+	for _, it := range listOrder {
+		it.lowTitle = strings.ToLower(it.Title)
+	}
+	slices.SortFunc(listOrder, func(a, b *item) int {
 		if a.Kind != b.Kind {
-			return a.Kind == KindApp
+			if a.Kind == KindApp {
+				return -1
+			}
+			return 1
 		}
-		la, lb := strings.ToLower(a.Title), strings.ToLower(b.Title)
-		if la != lb {
-			return la < lb
+		if c := strings.Compare(a.lowTitle, b.lowTitle); c != 0 {
+			return c
 		}
-		if a.Title != b.Title {
-			return a.Title < b.Title
+		if c := strings.Compare(a.Title, b.Title); c != 0 {
+			return c
 		}
-		return a.AppID < b.AppID
+		return strings.Compare(a.AppID, b.AppID)
 	})
 	snap.entries = make([]Entry, len(listOrder))
 	for i, it := range listOrder {
@@ -271,25 +277,29 @@ func sourceRank(s Source) int {
 	}
 }
 
-// priorityLess is the id/lookup priority: apps first, then workspace, shelf,
-// sandbox, then sandbox root, sandbox name and path.
-func priorityLess(a, b *item) bool {
+// priorityCmp is the id/lookup priority: apps first, then workspace, shelf,
+// sandbox, then root, then path (for a sandbox, the path starts with the
+// sandbox name).
+func priorityCmp(a, b *item) int {
 	if a.Kind != b.Kind {
-		return a.Kind == KindApp
+		if a.Kind == KindApp {
+			return -1
+		}
+		return 1
 	}
-	if ra, rb := sourceRank(a.Source), sourceRank(b.Source); ra != rb {
-		return ra < rb
+	if c := sourceRank(a.Source) - sourceRank(b.Source); c != 0 {
+		return c
 	}
-	if a.rs.order != b.rs.order {
-		return a.rs.order < b.rs.order
+	if c := a.rs.order - b.rs.order; c != 0 {
+		return c
 	}
-	return a.rel < b.rel
+	return strings.Compare(a.rel, b.rel)
 }
 
 // assignIDs sorts items into priority order and gives each a unique id (see
 // the package doc).
 func assignIDs(items []*item) {
-	sort.Slice(items, func(i, j int) bool { return priorityLess(items[i], items[j]) })
+	slices.SortFunc(items, priorityCmp)
 	reserved := make(map[string]bool, len(items))
 	for _, it := range items {
 		reserved[it.naturalID] = true

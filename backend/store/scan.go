@@ -215,19 +215,35 @@ type scanner struct {
 	out   map[string]*dirState // where new states go
 	jobs  []readJob
 	roots []*os.Root
+	// dirFiles are open folders that queued jobs read from (openat);
+	// closed by runJobs, which runs whenever too many are open.
+	dirFiles []*os.File
 }
+
+// maxOpenDirs bounds the folders kept open for queued reads.
+const maxOpenDirs = 64
 
 type readJob struct {
 	root *os.Root
+	dir  *os.File // the folder, for a single-component no-follow open; nil: go through root
 	rel  string
 	rec  *fileRec
 	meta bool
 }
 
 func (sc *scanner) close() {
+	sc.closeDirs()
 	for _, r := range sc.roots {
 		r.Close()
 	}
+	sc.roots = nil
+}
+
+func (sc *scanner) closeDirs() {
+	for _, f := range sc.dirFiles {
+		f.Close()
+	}
+	sc.dirFiles = nil
 }
 
 // scanRoot walks a whole root. It reports false when the root is missing.
@@ -258,10 +274,11 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 		return err
 	}
 	des, err := f.ReadDir(-1)
-	f.Close()
 	if err != nil {
+		f.Close()
 		return err
 	}
+	queued := len(sc.jobs)
 	prev := sc.old[abs]
 	ds := &dirState{rs: rs, path: abs, rel: rel, level: level, files: map[string]*fileRec{}, subdirs: map[string]bool{}}
 	if rs.kind == rootShelf {
@@ -283,18 +300,18 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 				}
 			}
 		case rs.kind == rootShelf && strings.HasSuffix(name, metaSuffix):
-			base := strings.TrimSuffix(name, metaSuffix)
-			if t&fs.ModeSymlink != 0 || !t.IsRegular() {
+			if !t.IsRegular() {
 				continue // records are never read through links
 			}
+			base := strings.TrimSuffix(name, metaSuffix)
 			var old *fileRec
 			if prev != nil && prev.metas != nil {
 				old = prev.metas[base]
 			}
-			rec := sc.fileFromCache(de, old)
+			rec := fileFromCache(de, old)
 			if rec == nil {
 				rec = &fileRec{name: name}
-				sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(rel, name), rec: rec, meta: true})
+				sc.jobs = append(sc.jobs, readJob{root: r, dir: f, rel: relJoin(rel, name), rec: rec, meta: true})
 			}
 			ds.metas[base] = rec
 		case hasHTMLExt(name) && rs.listsFiles(level):
@@ -320,13 +337,21 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 			if !t.IsRegular() {
 				continue
 			}
-			rec := sc.fileFromCache(de, old)
+			rec := fileFromCache(de, old)
 			if rec == nil {
 				rec = &fileRec{name: name}
-				sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(rel, name), rec: rec})
+				sc.jobs = append(sc.jobs, readJob{root: r, dir: f, rel: relJoin(rel, name), rec: rec})
 			}
 			ds.files[name] = rec
 		}
+	}
+	if len(sc.jobs) > queued {
+		sc.dirFiles = append(sc.dirFiles, f)
+		if len(sc.dirFiles) >= maxOpenDirs {
+			sc.runJobs()
+		}
+	} else {
+		f.Close()
 	}
 	sc.out[abs] = ds
 	for _, name := range subdirs {
@@ -346,12 +371,14 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 
 // fileFromCache returns the previous record when the file's size and mtime
 // are unchanged, nil when it must be read.
-func (sc *scanner) fileFromCache(de fs.DirEntry, old *fileRec) *fileRec {
+func fileFromCache(de fs.DirEntry, old *fileRec) *fileRec {
 	if old == nil || old.symlink || old.bad {
 		return nil
 	}
-	fi, err := de.Info()
-	if err != nil || fi.Size() != old.size || !fi.ModTime().Equal(old.mtime) {
+	// Folders opened through os.Root stat their entries while listing, so
+	// Info costs no system call here.
+	size, mtime, err := statEntry(de)
+	if err != nil || size != old.size || !mtime.Equal(old.mtime) {
 		return nil
 	}
 	return old
@@ -361,6 +388,7 @@ func (sc *scanner) fileFromCache(de fs.DirEntry, old *fileRec) *fileRec {
 func (sc *scanner) runJobs() {
 	jobs := sc.jobs
 	sc.jobs = nil
+	defer sc.closeDirs()
 	if len(jobs) == 0 {
 		return
 	}
@@ -402,38 +430,66 @@ func (sc *scanner) runJobs() {
 }
 
 func (j readJob) run(buf []byte) {
-	f, err := j.root.OpenFile(j.rel, openReadFlags, 0)
-	if err != nil {
-		j.rec.bad = true
-		return
+	var st openStat
+	var n int
+	var err error
+	if j.dir != nil {
+		st, n, err = readHeadAt(j.dir, j.root, j.rel, buf)
+	} else {
+		st, n, err = readHeadRoot(j.root, j.rel, buf)
 	}
-	defer f.Close()
-	st, err := statOpen(f)
 	if err != nil || !st.mode.IsRegular() {
 		j.rec.bad = true
 		return
 	}
 	j.rec.size, j.rec.mtime, j.rec.btime = st.size, st.mtime, st.btime
-	if j.meta {
-		if st.size > maxMetaBytes {
-			j.rec.bad = true
-			return
-		}
-		b, err := io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
-		if err != nil {
-			j.rec.bad = true
-			return
-		}
-		m, err := parseMeta(b)
-		if err != nil {
-			j.rec.bad = true
-			return
-		}
-		j.rec.meta = m
+	if !j.meta {
+		j.rec.title = extractTitle(buf[:n])
 		return
 	}
-	n, _ := io.ReadFull(f, buf)
-	j.rec.title = extractTitle(buf[:n])
+	if st.size > maxMetaBytes {
+		j.rec.bad = true
+		return
+	}
+	b := buf[:n]
+	if int64(n) < st.size { // larger than the buffer: read it whole
+		r, err := j.root.OpenFile(j.rel, openReadFlags, 0)
+		if err != nil {
+			j.rec.bad = true
+			return
+		}
+		b, err = io.ReadAll(io.LimitReader(r, maxMetaBytes+1))
+		r.Close()
+		if err != nil {
+			j.rec.bad = true
+			return
+		}
+	}
+	m, err := parseMeta(b)
+	if err != nil {
+		j.rec.bad = true
+		return
+	}
+	j.rec.meta = m
+}
+
+// readHeadRoot opens rel through the root (links followed only inside it),
+// stats it and reads up to len(buf) bytes of a regular file.
+func readHeadRoot(root *os.Root, rel string, buf []byte) (openStat, int, error) {
+	f, err := root.OpenFile(rel, openReadFlags, 0)
+	if err != nil {
+		return openStat{}, 0, err
+	}
+	defer f.Close()
+	st, err := statOpen(f)
+	if err != nil || !st.mode.IsRegular() {
+		return st, 0, err
+	}
+	n, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return st, n, err
 }
 
 // extractTitle returns the text of the first <title> element (entities
@@ -690,4 +746,12 @@ func cleanRel(p string) (string, error) {
 		return "", errInvalid("empty name")
 	}
 	return c, nil
+}
+
+func statEntry(de fs.DirEntry) (int64, time.Time, error) {
+	fi, err := de.Info()
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return fi.Size(), fi.ModTime(), nil
 }

@@ -24,3 +24,7 @@ func statOpen(f *os.File) (openStat, error) {
 	}
 	return openStat{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}, nil
 }
+
+func readHeadAt(dir *os.File, root *os.Root, rel string, buf []byte) (openStat, int, error) {
+	return readHeadRoot(root, rel, buf)
+}

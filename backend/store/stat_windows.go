@@ -29,3 +29,7 @@ func statOpen(f *os.File) (openStat, error) {
 	}
 	return st, nil
 }
+
+func readHeadAt(dir *os.File, root *os.Root, rel string, buf []byte) (openStat, int, error) {
+	return readHeadRoot(root, rel, buf)
+}
