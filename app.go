@@ -32,6 +32,7 @@ type App struct {
 	host  *host.Host
 	files []string // from the command line, opened once the window starts
 	cwd   string
+	mcp   bool // --mcp: open the MCP door for this run whatever Settings says
 }
 
 // runDesktop opens the window and blocks until it closes.
@@ -50,7 +51,8 @@ func runDesktop(cmd cli.Command) int {
 		return fail(err)
 	}
 	cwd, _ := os.Getwd()
-	app := &App{host: h, files: cmd.Files, cwd: cwd}
+	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
+	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
 	err = wails.Run(&options.App{
 		Title:     "Voicebox",
@@ -65,7 +67,7 @@ func runDesktop(cmd cli.Command) int {
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
 		Menu:             app.menu(),
 		OnStartup:        app.startup,
-		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService},
+		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService, h.MCPService},
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId:               instanceID(paths.Data),
@@ -106,6 +108,8 @@ func (a *App) startup(ctx context.Context) {
 	if err := a.host.Start(ctx); err != nil {
 		runtime.LogErrorf(ctx, "start: %v", err)
 	}
+	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.
+	a.host.StartMCP(a.mcp, "desktop", version)
 	evs, cancel := a.host.Bus.Subscribe(256)
 	go func() {
 		defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/voicebox/voicebox/backend/cli"
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/frontend"
 )
@@ -41,8 +42,7 @@ func main() {
 	case cli.ModeServe:
 		os.Exit(serve(cmd))
 	case cli.ModeMCP:
-		fmt.Fprintln(os.Stderr, "voicebox mcp: not available in this build yet")
-		os.Exit(2)
+		os.Exit(runMCP(cmd))
 	default:
 		os.Exit(runDesktop(cmd))
 	}
@@ -62,6 +62,11 @@ func serve(cmd cli.Command) int {
 	if err != nil {
 		return fail(err)
 	}
+	h.StartMCP(cmd.MCP, "serve", version)
+	defer h.StopMCP() // removes the discovery file
+	if st := h.MCP.Status(); st.Running {
+		fmt.Printf("Voicebox MCP: %s (bearer token in Settings › MCP; `voicebox mcp --print-config` prints a client config)\n", st.URL)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = h.Serve(ctx, ln, frontend.Room(), func(url string) {
@@ -71,6 +76,18 @@ func serve(cmd cli.Command) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// runMCP is `voicebox mcp`: MCP over stdio, forwarded to the Voicebox running on the same data folder, or
+// with --print-config a ready client config. Nothing but MCP may go to stdout.
+func runMCP(cmd cli.Command) int {
+	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mcpserver.Command(ctx, paths.Data, cmd.PrintMCP, version, os.Stdin, os.Stdout, os.Stderr)
 }
 
 func fail(err error) int {
