@@ -23,8 +23,8 @@ import (
 // shelf app never touches the page. If what is on disk no longer matches the
 // listed entry, nothing is removed and ErrNotFound is returned.
 func (s *Store) Delete(id string) ([]string, error) {
-	if id == "" || containsNUL(id) {
-		return nil, errInvalid("empty id or NUL byte")
+	if err := checkRef(id); err != nil {
+		return nil, err
 	}
 	s.opMu.Lock()
 	defer s.opMu.Unlock()

@@ -165,7 +165,7 @@ func writeApp(r *os.Root, base string, m *metaRec, html []byte) error {
 	return nil
 }
 
-// refreshLocked re-reads the given folders (roots that just appeared are
+// refreshLocked re-reads the given folders (a root that just appeared is
 // walked whole) and rebuilds the snapshot. Caller holds opMu.
 func (s *Store) refreshLocked(dirs ...string) {
 	var known []string
@@ -174,9 +174,8 @@ func (s *Store) refreshLocked(dirs ...string) {
 			known = append(known, d)
 			continue
 		}
-		if _, isRoot := s.rootSet[d]; isRoot {
-			s.fullScanLocked()
-			return
+		if rs := s.rootSet[d]; rs != nil {
+			s.scanNewRootLocked(rs)
 		}
 	}
 	if len(known) > 0 && !s.refreshDirsLocked(known) {
@@ -184,6 +183,19 @@ func (s *Store) refreshLocked(dirs ...string) {
 		return
 	}
 	s.rebuildLocked()
+}
+
+// scanNewRootLocked walks a root that was missing, if it exists now.
+func (s *Store) scanNewRootLocked(rs *rootSpec) {
+	sc := &scanner{s: s, old: map[string]*dirState{}, out: s.dirs}
+	defer sc.close()
+	if !sc.scanRoot(rs) {
+		return
+	}
+	sc.runJobs()
+	s.dropBadFiles()
+	delete(s.pending, rs.path)
+	s.syncWatches()
 }
 
 // shelfOwnerLocked returns the listed app that owns shelf name slug (a shelf
@@ -279,14 +291,14 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		}
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
+	if err := s.checkNameFreeLocked(slug); err != nil {
+		return Entry{}, err
+	}
 	r, _, err := s.openShelfLocked(true)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer r.Close()
-	if err := checkNameFree(r, slug); err != nil {
-		return Entry{}, err
-	}
 	now := time.Now().UTC()
 	m := &metaRec{AppID: "app_" + slug, Title: page.Title, CreatedAt: now, UpdatedAt: now}
 	switch page.Source {
@@ -302,11 +314,13 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 	return s.afterShelfWriteLocked(slug)
 }
 
-// checkNameFree refuses a shelf name whose .html exists in any form, even
-// one discovery does not list (a link, a folder): nothing is overwritten.
-func checkNameFree(r *os.Root, slug string) error {
-	if fi, err := r.Lstat(slug + ".html"); err == nil {
-		return &NameTakenError{Name: slug, Owner: Entry{FileName: fi.Name(), Slug: slug, Source: SourceShelf}}
+// checkNameFreeLocked refuses a shelf name whose .html exists in any form,
+// even one discovery does not list (a link, a folder): nothing is
+// overwritten.
+func (s *Store) checkNameFreeLocked(slug string) error {
+	p := filepath.Join(s.shelfRoot().path, slug+".html")
+	if fi, err := os.Lstat(p); err == nil {
+		return &NameTakenError{Name: slug, Owner: Entry{FileName: fi.Name(), Slug: slug, Source: SourceShelf, StoragePath: p}}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -435,14 +449,14 @@ func (s *Store) SaveHTML(name, html string) (Entry, error) {
 	if owner := s.shelfOwnerLocked(slug); owner != nil {
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
+	if err := s.checkNameFreeLocked(slug); err != nil {
+		return Entry{}, err
+	}
 	r, _, err := s.openShelfLocked(true)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer r.Close()
-	if err := checkNameFree(r, slug); err != nil {
-		return Entry{}, err
-	}
 	title := extractTitle([]byte(html[:min(len(html), titleScanBytes)]))
 	if title == "" {
 		title = strings.TrimSpace(trimHTMLExt(strings.TrimSpace(name)))

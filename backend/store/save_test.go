@@ -187,6 +187,21 @@ func TestSaveRefWorkspaceEntryWins(t *testing.T) {
 	}
 }
 
+func TestDeleteSandboxPage(t *testing.T) {
+	e := newEnv(t)
+	p := filepath.Join(e.sandboxes, "box", "x", "viz.html")
+	write(t, p, page("Viz"))
+	write(t, filepath.Join(e.shelf, "viz.html"), page("Viz app"))
+	s := e.open(t)
+	removed, err := s.Delete("page_viz")
+	if err != nil || len(removed) != 1 || removed[0] != p {
+		t.Fatalf("Delete(page_viz): got %v %v, want [%s]", removed, err, p)
+	}
+	if !exists(filepath.Join(e.shelf, "viz.html")) || exists(p) {
+		t.Fatalf("wrong artifacts removed")
+	}
+}
+
 func TestSaveSandboxPage(t *testing.T) {
 	e := newEnv(t)
 	sb := filepath.Join(e.sandboxes, "box", "viz.html")
@@ -239,6 +254,19 @@ func TestSaveHTML(t *testing.T) {
 	var nt *NameTakenError
 	if !errors.As(err, &nt) || nt.Owner.AppID != "app_room-page" {
 		t.Fatalf("owner: got %v", err)
+	}
+	sameTree(t, before, tree(t, e.base))
+
+	// A shelf name held by something discovery does not list (a folder, a
+	// link) is refused too, and nothing is written.
+	mkdir(t, filepath.Join(e.shelf, "odd.html"))
+	if err := os.Symlink(filepath.Join(e.base, "nowhere"), filepath.Join(e.shelf, "dangling.html")); err != nil {
+		t.Fatal(err)
+	}
+	before = tree(t, e.base)
+	for _, n := range []string{"odd", "dangling"} {
+		_, err = s.SaveHTML(n, "<p>x</p>")
+		wantErr(t, err, ErrNameTaken)
 	}
 	sameTree(t, before, tree(t, e.base))
 

@@ -652,6 +652,7 @@ func (s *Store) refreshDirsLocked(paths []string) bool {
 			if ds.rel == "." {
 				return false
 			}
+			s.dirs[p] = ds // restore, so its whole subtree is dropped
 			s.dropSubtree(p)
 			if parent := s.dirs[filepath.Dir(p)]; parent != nil {
 				delete(parent.subdirs, filepath.Base(p))

@@ -81,6 +81,20 @@ func TestWatchLive(t *testing.T) {
 	if p := byID(t, s.List(), "page_p"); p.Sandbox != "home1" {
 		t.Fatalf("sandbox: got %q, want home1", p.Sandbox)
 	}
+	write(t, filepath.Join(e.sandboxes, "home1", "x", "y", "z", "deep.html"), page("Deep"))
+	time.Sleep(150 * time.Millisecond)
+	if hasID(s.List(), "page_deep") {
+		t.Fatalf("file at depth 3 of a home listed")
+	}
+	// A second home in the now existing sandboxes folder.
+	write(t, filepath.Join(e.sandboxes, "home2", "p2.html"), page("P2"))
+	eventually(t, patience, "second sandbox home listed", listed(s, "page_p2"))
+	// The whole sandboxes root removed, then recreated.
+	os.RemoveAll(e.sandboxes)
+	eventually(t, patience, "removed root's files gone", func() bool { return gone(s, "page_p")() && gone(s, "page_p2")() })
+	write(t, filepath.Join(e.sandboxes, "home3", "p3.html"), page("P3"))
+	eventually(t, patience, "recreated sandboxes root listed", listed(s, "page_p3"))
+
 	// An extra sandbox root that did not exist.
 	write(t, filepath.Join(extra, "h2", "r.html"), page("R"))
 	eventually(t, patience, "extra root listed", listed(s, "page_r"))
