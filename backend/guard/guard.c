@@ -81,16 +81,6 @@ static gboolean is_room(const char *uri)
     return ok;
 }
 
-static gboolean has_room_scheme(const char *uri)
-{
-    if (uri == NULL)
-        return FALSE;
-    char *s = g_uri_parse_scheme(uri);
-    gboolean r = s != NULL && g_ascii_strcasecmp(s, room_scheme) == 0;
-    g_free(s);
-    return r;
-}
-
 static gboolean is_web(const char *uri)
 {
     if (uri == NULL)
@@ -176,7 +166,7 @@ static gboolean on_decide_policy(WebKitWebView *wv, WebKitPolicyDecision *d,
                 webkit_policy_decision_ignore(d);
                 return TRUE;
             }
-        } else if (has_room_scheme(uri)) {
+        } else if (is_room(uri)) {
             // A frame document from the room's origin would be same-origin
             // with the room and could reach window.top.WailsInvoke.
             glog("refused room document in a subframe: %s", uri);
@@ -483,8 +473,10 @@ static void guard_webview(WebKitWebView *wv)
     WebKitWebContext *ctx = webkit_web_view_get_context(wv);
     WebKitSecurityManager *sm = webkit_web_context_get_security_manager(ctx);
     // Pages of other schemes (the mini-apps' http origin) may not display
-    // room URIs, e.g. in an iframe.
-    webkit_security_manager_register_uri_scheme_as_display_isolated(sm, room_scheme);
+    // room URIs, e.g. in an iframe. (Not for an http(s) room, as in a
+    // development setup: the response policy below still applies.)
+    if (!is_web(room_origin))
+        webkit_security_manager_register_uri_scheme_as_display_isolated(sm, room_scheme);
 
     WebKitSettings *st = webkit_web_view_get_settings(wv);
     webkit_settings_set_enable_media_stream(st, TRUE);
