@@ -15,16 +15,23 @@
 //     a non-writable window.WailsInvoke that dispatches that event (the Wails
 //     runtime calls window.WailsInvoke for everything it sends) and the
 //     non-writable flag window[PageFlag] === true;
-//   - keeps the top frame on the room's origin (anything else is refused; an
-//     http(s) URL is offered to Options.ConfirmExternal), refuses new windows
-//     and room documents in subframes;
-//   - grants microphone capture to the room only and denies every other
-//     permission request; suppresses script dialogs;
+//   - holds every frame to the room's origin, loopback http(s), about:, data:
+//     and blob: (WebKitGTK does not say which frame a navigation is for), the
+//     top frame to the room's origin exactly, refuses room documents in
+//     subframes and new windows; a refused remote http(s) URL that came with
+//     a user gesture is offered to Options.ConfirmExternal;
+//   - grants microphone capture to the room's own document only (audio only)
+//     and denies every other permission request; answers script dialogs
+//     (alert/confirm/prompt) without showing them;
 //   - runs a watchdog that restarts the shared web process and reloads the
 //     room when it stops answering (a mini-app in while(true){}).
 //
-// On other platforms Install returns ErrUnsupported and Active is false; the
-// room should then refuse to run mini-apps.
+// The room checks the guard with
+//
+//	window.__voiceboxGuard === true
+//
+// and runs no mini-app in the desktop window otherwise. On other platforms
+// Install returns ErrUnsupported and Active is false.
 package guard
 
 import (
@@ -57,8 +64,11 @@ type Options struct {
 	// argument). Empty means "xdg-open".
 	Opener string
 
-	// OnRecovered is called, on its own goroutine, after the watchdog
-	// restarted the web process and the reloaded room finished loading.
+	// OnRecovered is called, on its own goroutine, after the guard reloaded
+	// the room and the reloaded room finished loading: after the watchdog
+	// restarted a hung web process, after the web process crashed, or after
+	// a foreign document (about:blank) replaced the room in the top frame.
+	// All mini-app frames are gone at that point.
 	OnRecovered func()
 
 	// PingInterval is how often the watchdog pings the room (default 250ms);
@@ -72,7 +82,9 @@ type Options struct {
 	// false.
 	Disabled bool
 
-	// Logf receives the guard's diagnostics. Nil means log.Printf.
+	// Logf receives the guard's diagnostics. Nil means log.Printf. It is
+	// called synchronously, often on the GTK thread: it must not block or
+	// call into GTK/Wails.
 	Logf func(format string, args ...any)
 }
 
