@@ -32,6 +32,26 @@ func (s *Store) Delete(id string) ([]string, error) {
 	if it == nil {
 		return nil, errNotFound(id)
 	}
+	return s.deleteLocked(it)
+}
+
+// DeleteRef resolves ref with the lookup rules of Resolve (so a name shared
+// by a page and an app means the app) and deletes that entry, as Delete.
+func (s *Store) DeleteRef(ref string) ([]string, error) {
+	if err := checkRef(ref); err != nil {
+		return nil, err
+	}
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	it := resolveIn(s.snap, ref)
+	if it == nil {
+		return nil, errNotFound(ref)
+	}
+	return s.deleteLocked(it)
+}
+
+func (s *Store) deleteLocked(it *item) ([]string, error) {
+	id := it.AppID
 	var removed []string
 	touched := map[string]bool{}
 	rm := func(rootPath, rel string) error {

@@ -12,16 +12,16 @@ import (
 // collisionEnv is the seed's case: a workspace page and a shelf app sharing
 // slug, file name and title. legacy: the record has no workspacePath (and the
 // bytes and appId are identical to what a proof would need).
-func collisionEnv(t *testing.T) (env, *Store) {
+func collisionEnv(t *testing.T, recordTitle string) (env, *Store) {
 	e := newEnv(t)
 	write(t, filepath.Join(e.ws, "collision.html"), page("Collision"))
 	write(t, filepath.Join(e.shelf, "collision.html"), page("Collision"))
-	writeMeta(t, e.shelf, "collision", map[string]any{"appId": "app_collision", "title": "Record Title", "createdAt": "2024-01-01T00:00:00Z", "updatedAt": "2024-01-01T00:00:00Z"})
+	writeMeta(t, e.shelf, "collision", map[string]any{"appId": "app_collision", "title": recordTitle, "createdAt": "2024-01-01T00:00:00Z", "updatedAt": "2024-01-01T00:00:00Z"})
 	return e, e.open(t)
 }
 
 func TestCollisionDeletePageKeepsApp(t *testing.T) {
-	e, s := collisionEnv(t)
+	e, s := collisionEnv(t, "Collision")
 	shelfBefore := tree(t, e.shelf)
 	removed, err := s.Delete("page_collision")
 	if err != nil {
@@ -41,13 +41,15 @@ func TestCollisionDeletePageKeepsApp(t *testing.T) {
 }
 
 func TestCollisionDeleteAppKeepsPage(t *testing.T) {
-	e, s := collisionEnv(t)
+	e, s := collisionEnv(t, "Collision")
 	wsBefore := tree(t, e.ws)
-	// The lookup means the app, and so does a delete by its id.
-	ref, _ := s.Resolve("collision.html")
-	removed, err := s.Delete(ref.AppID)
+	// The name means the app, for a lookup and for a delete by name.
+	if ref, _ := s.Resolve("collision.html"); ref.AppID != "app_collision" {
+		t.Fatalf("Resolve: got %s, want app_collision", ref.AppID)
+	}
+	removed, err := s.DeleteRef("collision.html")
 	if err != nil {
-		t.Fatalf("Delete(%s): got error %v, want nil", ref.AppID, err)
+		t.Fatalf("DeleteRef(collision.html): got error %v, want nil", err)
 	}
 	want := []string{filepath.Join(e.shelf, "collision.html"), filepath.Join(e.shelf, "collision.meta.json")}
 	if strings.Join(removed, ",") != strings.Join(want, ",") {
@@ -64,8 +66,18 @@ func TestCollisionDeleteAppKeepsPage(t *testing.T) {
 	}
 }
 
+// The seed's legacy case: the record has no workspacePath; the bytes are
+// identical and the record's appId is the canonical one. The page keeps its
+// own title and id, and saving it is refused with nothing written.
 func TestLegacySaveRefusedNothingWritten(t *testing.T) {
-	e, s := collisionEnv(t)
+	e, s := collisionEnv(t, "Record Title")
+	list := s.List()
+	if p := byID(t, list, "page_collision"); p.Title != "Collision" || p.Kind != KindPage {
+		t.Fatalf("page: got %+v, want its own title Collision", p)
+	}
+	if a := byID(t, list, "app_collision"); a.Title != "Record Title" || a.Source != SourceShelf {
+		t.Fatalf("app: got %+v", a)
+	}
 	before := tree(t, e.base)
 	for _, ref := range []string{"collision.html", "page_collision"} {
 		_, err := s.SaveRef(ref)
