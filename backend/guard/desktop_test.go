@@ -323,6 +323,7 @@ func TestMicrophoneOnlyForTheRoom(t *testing.T) {
 	}()
 	expect(t, r, "room:secure-context", "true")
 	expect(t, r, "room:gum-audio", "ok:audio")
+	expect(t, r, "room:gum-audio-again", "ok:audio")
 	expect(t, r, "room:gum-video", "err:NotAllowedError")
 	expect(t, r, "room:gum-audio-video", "err:NotAllowedError")
 	expect(t, r, "room:notification", "denied")
