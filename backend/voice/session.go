@@ -713,11 +713,11 @@ func (s *session) loop() {
 		}
 		first = false
 		attempt = 0
-		s.markReady(nil)
 		s.m.setStatus(s, func(st *Status) {
 			st.State, st.Code, st.Message, st.Attempt = StateListening, "", "", 0
 			st.Resumed = s.resumedNow()
 		})
+		s.markReady(nil)
 		err = c.run()
 		c.close(websocket.StatusNormalClosure, "")
 		s.mu.Lock()
