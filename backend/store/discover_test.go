@@ -358,3 +358,24 @@ func TestLookupOrder(t *testing.T) {
 		t.Fatalf("Get(page_collision): got %v %+v", err, g)
 	}
 }
+
+// A folder that is itself a root is walked once, as that root: a workspace
+// that contains the shelf does not list the shelf files as pages.
+func TestOverlappingRoots(t *testing.T) {
+	e := newEnv(t)
+	write(t, filepath.Join(e.shelf, "tool.html"), page("Tool"))
+	write(t, filepath.Join(e.sandboxes, "box", "p.html"), page("P"))
+	write(t, filepath.Join(e.data, "top.html"), page("Top"))
+	s, err := Open(Roots{Workspace: e.data, Data: e.data, SandboxRoots: []string{e.sandboxes, e.sandboxes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := s.List()
+	want := "app_tool,page_p,page_top"
+	if got := strings.Join(ids(list), ","); got != want {
+		t.Fatalf("got %s, want %s:\n%s", got, want, dump(list))
+	}
+	if byID(t, list, "page_p").Source != SourceSandbox || byID(t, list, "app_tool").Source != SourceShelf {
+		t.Fatalf("wrong sources:\n%s", dump(list))
+	}
+}
