@@ -26,7 +26,7 @@ static char *home_uri;      // last room URI that committed in the top frame
 static guint ping_ms, hang_ms;
 static gboolean armed;          // a room document committed since the last (re)start
 static gboolean ping_pending;
-static gint64 ping_sent_at;     // monotonic µs
+static gint64 last_answer_at;   // monotonic µs: last ping answer (or arming)
 static guint ping_gen;
 static GCancellable *ping_cancel;
 static gboolean active_ok;      // the handler is confined and the scripts are in
@@ -233,6 +233,7 @@ static void ping_done(GObject *src, GAsyncResult *res, gpointer data)
         return;
     // Any answer, even an error, means the web process is running.
     ping_pending = FALSE;
+    last_answer_at = g_get_monotonic_time();
     g_clear_object(&ping_cancel);
 }
 
@@ -244,12 +245,11 @@ static gboolean watchdog_tick(gpointer unused)
         return G_SOURCE_CONTINUE;
     gint64 now = g_get_monotonic_time();
     if (ping_pending) {
-        if (now - ping_sent_at >= (gint64)hang_ms * 1000)
+        if (now - last_answer_at >= (gint64)hang_ms * 1000)
             recover("the room stopped answering");
         return G_SOURCE_CONTINUE;
     }
     ping_pending = TRUE;
-    ping_sent_at = now;
     ping_cancel = g_cancellable_new();
     webkit_web_view_evaluate_javascript(guarded, "0", -1, world_name, NULL, ping_cancel,
                                         ping_done, GUINT_TO_POINTER(ping_gen));
@@ -279,6 +279,7 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
         home_uri = g_strdup(uri);
         stop_ping();
         armed = TRUE;
+        last_answer_at = g_get_monotonic_time();
         if (recovering == 1)
             recovering = 2;
         break;
