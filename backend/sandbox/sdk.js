@@ -50,6 +50,13 @@
     }
   });
 
+  // The sandbox (no allow-modals) already keeps dialogs from blocking the room; these stubs also keep them
+  // quiet in engines that would show them, for code that calls them from this realm.
+  define(window, "alert", { writable: true, value: function () {} });
+  define(window, "confirm", { writable: true, value: function () { return false; } });
+  define(window, "prompt", { writable: true, value: function () { return null; } });
+  define(window, "print", { writable: true, value: function () {} });
+
   // ---- the port ----
   function send(m) { if (port) port.postMessage(m); else queue.push(m); }
   function onWindowMessage(e) {

@@ -279,9 +279,10 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
 	doc := "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(l.Title) + "</title>" +
 		"<style>" + bridgeStyle + "</style>" +
 		"<script type=\"application/json\" id=\"voicebox-bridge-config\">" + string(cfg) + "</script>" +
+		"</head><body>" +
 		"<script src=\"" + pathToolContract + "\"></script>" +
 		"<script src=\"" + pathBridgeJS + "\"></script>" +
-		"</head><body></body></html>"
+		"</body></html>"
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin))
@@ -309,7 +310,7 @@ func (s *Server) app(w http.ResponseWriter, r *http.Request, token string) {
 		h.Set("Content-Type", "text/html")
 	}
 	h.Set("Content-Security-Policy", AppCSP(s.origin, s.roomOrigin, cdn))
-	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=(), bluetooth=(), payment=(), display-capture=()")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=(), payment=(), display-capture=()")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write([]byte(body))

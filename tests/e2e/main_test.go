@@ -1,0 +1,212 @@
+// Package e2e drives the real `voicebox serve` binary from real browsers: headless Chromium (chromedp) and
+// WebKitGTK (WebKitWebDriver + MiniBrowser under Xvfb), with hostile mini-apps of our own (testdata/), to
+// check the sandbox's threat model (seed 000, sections 1, 2, 3 and 5) where it matters: in the browser.
+//
+// The binary is VOICEBOX_BIN when set (what `make test` builds), else a fresh build of the module.
+// Missing browsers fail the tests with the apt package to install, unless -short.
+package e2e
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voicebox/voicebox/tests/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// server is one running `voicebox serve` with its own workspace and data folders.
+type server struct {
+	url       string // http://127.0.0.1:port (no trailing slash)
+	workspace string
+	data      string
+	cmd       *exec.Cmd
+}
+
+// requireTool fails (never skips, unless -short) when a program the test needs is missing.
+func requireTool(t testing.TB, path, aptPackage string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser end-to-end tests are skipped in -short mode")
+	}
+	p, err := exec.LookPath(path)
+	if err != nil {
+		t.Fatalf("%s is missing: install the Debian package %s (apt-get install %s; `make deps-test` does it)", path, aptPackage, aptPackage)
+	}
+	return p
+}
+
+// startServer runs the binary on a random port with the test apps in its workspace and one on its shelf.
+func startServer(t testing.TB) *server {
+	t.Helper()
+	bin, err := testbin.Path()
+	if err != nil {
+		t.Fatalf("voicebox binary: %v", err)
+	}
+	root := t.TempDir()
+	s := &server{workspace: filepath.Join(root, "workspace"), data: filepath.Join(root, "data")}
+	for _, d := range []string{s.workspace, filepath.Join(s.data, "mini-apps")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apps, _ := filepath.Glob("testdata/*.html")
+	for _, a := range apps {
+		copyFile(t, a, filepath.Join(s.workspace, filepath.Base(a)))
+	}
+	// A shelf app for the tray: same tools as echo.html, its own title.
+	b, err := os.ReadFile("testdata/echo.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shelf := strings.Replace(string(b), "<title>Echo Lab</title>", "<title>Shelf Echo</title>", 1)
+	if err := os.WriteFile(filepath.Join(s.data, "mini-apps", "shelf-echo.html"), []byte(shelf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--workspace", s.workspace, "--data", s.data)
+	cmd.Env = append(os.Environ(), "HOME="+root)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = &logWriter{t: t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd = cmd
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "Voicebox room: "); ok {
+				lines <- u
+			}
+		}
+	}()
+	select {
+	case u := <-lines:
+		s.url = strings.TrimSuffix(strings.TrimSpace(u), "/")
+	case <-time.After(30 * time.Second):
+		t.Fatal("voicebox serve did not print its room URL")
+	}
+	return s
+}
+
+type logWriter struct{ t testing.TB }
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	if s := strings.TrimSpace(string(p)); s != "" {
+		w.t.Logf("voicebox: %s", s)
+	}
+	return len(p), nil
+}
+
+func copyFile(t testing.TB, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// diskState hashes every file under the workspace and data folders (the store on disk).
+func (s *server) diskState(t testing.TB) string {
+	t.Helper()
+	var lines []string
+	for _, root := range []string{s.workspace, s.data} {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if d.Name() == "settings.json" {
+				return nil
+			}
+			b, _ := os.ReadFile(p)
+			sum := sha256.Sum256(b)
+			lines = append(lines, p+" "+hex.EncodeToString(sum[:]))
+			return nil
+		})
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// api calls the room's HTTP API as a same-origin client would (no Origin header, the right Host).
+func (s *server) api(t testing.TB, method, path string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	}
+	req, _ := http.NewRequest(method, s.url+path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %d %s: %v", method, path, res.StatusCode, b, err)
+		}
+	}
+	return res.StatusCode
+}
+
+// page is the room page in some browser: eval runs the body of an async function there and decodes the
+// JSON value it returns.
+type page interface {
+	name() string
+	evalRaw(js string) (json.RawMessage, error)
+	windowCount() (int, error)
+}
+
+func eval(t testing.TB, p page, out any, js string, args ...any) {
+	t.Helper()
+	raw, err := p.evalRaw(fmt.Sprintf(js, args...))
+	if err != nil {
+		t.Fatalf("%s: %v\nscript: %s", p.name(), err, fmt.Sprintf(js, args...))
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s: decode %s: %v", p.name(), raw, err)
+		}
+	}
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
