@@ -199,3 +199,32 @@ func BenchmarkFindBaseline(b *testing.B) {
 	}
 	b.ReportMetric(float64(wantFiles), "files")
 }
+
+// BenchmarkIncrementalChange: the cost of applying one watcher event for a
+// file in the workspace root (2,000 entries in that folder): re-read that
+// folder, read the changed file, rebuild the snapshot.
+func BenchmarkIncrementalChange(b *testing.B) {
+	bt := getBenchTree(b)
+	s, err := Open(bt.roots())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(bt.ws, "page-00500.html")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.WriteFile(p, orig, 0o644)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		os.WriteFile(p, benchHTML(fmt.Sprintf("Changed %d", i)), 0o644)
+		b.StartTimer()
+		s.noteEvent(p)
+		s.processEvents()
+	}
+	b.StopTimer()
+	if en, err := s.Resolve("page_page-00500"); err != nil || en.Title != fmt.Sprintf("Changed %d", b.N-1) {
+		b.Fatalf("change not applied: %+v %v", en, err)
+	}
+}

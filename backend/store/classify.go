@@ -220,7 +220,9 @@ func (s *Store) rebuildLocked() {
 	listOrder := make([]*item, len(all))
 	copy(listOrder, all)
 	for _, it := range listOrder {
-		it.lowTitle = strings.ToLower(it.Title)
+		if it.Kind == KindApp { // titles from records
+			it.lowTitle = strings.ToLower(it.Title)
+		}
 	}
 	slices.SortFunc(listOrder, func(a, b *item) int {
 		if a.Kind != b.Kind {
@@ -251,18 +253,27 @@ func (s *Store) rebuildLocked() {
 	}
 }
 
+// fileItem returns a fresh item for a discovered file. The parts that depend
+// only on the file are computed once per fileRec (which is reused while the
+// file is unchanged) and copied.
 func (s *Store) fileItem(ds *dirState, f *fileRec) *item {
-	it := &item{rs: ds.rs, rootPath: ds.rs.path, rel: relJoin(ds.rel, f.name)}
-	it.FileName = f.name
-	it.StoragePath = filepath.Join(ds.path, f.name)
-	it.SizeBytes = f.size
-	it.Title = titleOr(f.title, f.name)
-	it.Slug = slugOf(f.name)
-	it.UpdatedAt = f.mtime.UTC()
-	it.CreatedAt = f.btime.UTC()
-	if f.btime.IsZero() || f.btime.After(f.mtime) {
-		it.CreatedAt = it.UpdatedAt
+	if f.tmpl == nil || f.tmpl.rs != ds.rs {
+		t := &item{rs: ds.rs, rootPath: ds.rs.path, rel: relJoin(ds.rel, f.name)}
+		t.FileName = f.name
+		t.StoragePath = filepath.Join(ds.path, f.name)
+		t.SizeBytes = f.size
+		t.Title = titleOr(f.title, f.name)
+		t.lowTitle = strings.ToLower(t.Title)
+		t.Slug = slugOf(f.name)
+		t.UpdatedAt = f.mtime.UTC()
+		t.CreatedAt = f.btime.UTC()
+		if f.btime.IsZero() || f.btime.After(f.mtime) {
+			t.CreatedAt = t.UpdatedAt
+		}
+		f.tmpl = t
 	}
+	it := new(item)
+	*it = *f.tmpl
 	return it
 }
 

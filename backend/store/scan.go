@@ -64,6 +64,7 @@ type fileRec struct {
 	symlink bool
 	meta    *metaRec // for .meta.json files
 	bad     bool     // failed to read: not listed
+	tmpl    *item    // cached file-only part of its entry (see fileItem)
 }
 
 // dirState is the discovered content of one walked folder.
