@@ -281,18 +281,23 @@ func caseStorageForgets(t *testing.T, p page, appID string) {
 }
 
 func caseLifecycle(t *testing.T, p page, s *server, appID string) {
+	loads := func() int {
+		var n int
+		eval(t, p, &n, `const a = window.voicebox.apps().find((x) => x.appId === %s); return a && a.ready ? a.loads : -1;`, js(appID))
+		return n
+	}
+	before := loads()
 	wantOK(t, "reload", callTool(t, p, appID, "reload", map[string]any{}), `"reloading"`)
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		o := callTool(t, p, appID, "echo", map[string]any{"text": "back"})
-		if o.OK {
-			break
-		}
+	for loads() <= before {
 		if time.Now().After(deadline) {
-			t.Fatalf("the app did not come back after a reload: %+v", o)
+			t.Fatal("the app did not come back after a reload")
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
+	// The reloaded document is a new one: its storage is empty and its tools answer.
+	wantOK(t, "storage after reload", callTool(t, p, appID, "storage", map[string]any{"op": "get", "key": "k"}), `{"cookie":"","length":0,"local":null,"session":null}`)
+	wantOK(t, "echo after reload", callTool(t, p, appID, "echo", map[string]any{"text": "back"}), `{"text":"back"}`)
 	var apps struct {
 		Apps []struct {
 			AppID string `json:"appId"`

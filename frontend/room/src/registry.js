@@ -41,6 +41,7 @@ class MiniApp {
     this.nextId = 1;
     this.waiters = [];
     this.closed = false;
+    this.loads = 0; // how many times the app's document became ready (reloads count)
   }
 
   open() {
@@ -84,7 +85,7 @@ class MiniApp {
         if (p) { this.pending.delete(d.id); p.resolve(true); }
         return;
       }
-      case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.mirror(true); return;
+      case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.loads++; this.mirror(true); return;
       case "tools": this.tools = Array.isArray(d.tools) ? d.tools : []; if (this.ready) this.mirror(false); return;
       case "unloaded": this.unloaded(); return;
       case "verdict": {
@@ -250,7 +251,7 @@ export function tools() {
 }
 
 export function openApps() {
-  return [...apps.values()].map((a) => ({ appId: a.appId, title: a.title, slug: a.slug, source: a.source, ready: a.ready, tools: a.tools.slice() }));
+  return [...apps.values()].map((a) => ({ appId: a.appId, title: a.title, slug: a.slug, source: a.source, ready: a.ready, loads: a.loads, tools: a.tools.slice() }));
 }
 
 export const functionDeclarations = (provider) => call("RegistryService.FunctionDeclarations", provider);

@@ -1,0 +1,195 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// MiniBrowser ships with libwebkit2gtk-4.1-0; WebKitWebDriver with webkit2gtk-driver.
+const miniBrowser = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
+
+// webkitPage is the room in WebKitGTK's MiniBrowser, driven by a minimal W3C WebDriver client.
+type webkitPage struct {
+	base    string // http://127.0.0.1:port/session/<id>
+	client  *http.Client
+	timeout time.Duration
+}
+
+func (w *webkitPage) name() string { return "webkitgtk" }
+
+func (w *webkitPage) do(method, path string, body any) (json.RawMessage, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, w.base+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := w.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var env struct {
+		Value json.RawMessage `json:"value"`
+	}
+	b, _ := io.ReadAll(res.Body)
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("webdriver %s %s: %d %s", method, path, res.StatusCode, b)
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("webdriver %s %s: %d %s", method, path, res.StatusCode, env.Value)
+	}
+	return env.Value, nil
+}
+
+func (w *webkitPage) evalRaw(script string) (json.RawMessage, error) {
+	wrapped := "const done = arguments[arguments.length - 1];\n" +
+		wrapScript(script) + ".then((v) => done({ok: true, v: v}), (e) => done({ok: false, e: String(e && e.stack || e)}));"
+	raw, err := w.do("POST", "/execute/async", map[string]any{"script": wrapped, "args": []any{}})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		OK bool            `json:"ok"`
+		V  json.RawMessage `json:"v"`
+		E  string          `json:"e"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("webdriver result %s: %v", raw, err)
+	}
+	if !r.OK {
+		return nil, fmt.Errorf("script failed: %s", r.E)
+	}
+	return r.V, nil
+}
+
+func (w *webkitPage) windowCount() (int, error) {
+	raw, err := w.do("GET", "/window/handles", nil)
+	if err != nil {
+		return 0, err
+	}
+	var h []string
+	err = json.Unmarshal(raw, &h)
+	return len(h), err
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startXvfb runs a virtual X server of our own and returns its DISPLAY.
+func startXvfb(t testing.TB) string {
+	t.Helper()
+	requireTool(t, "Xvfb", "xvfb")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
+	num, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		t.Fatalf("Xvfb did not report its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(num)
+}
+
+// openWebKit starts WebKitWebDriver and a MiniBrowser session on the room.
+func openWebKit(t testing.TB, url string) *webkitPage {
+	t.Helper()
+	driver := requireTool(t, "WebKitWebDriver", "webkit2gtk-driver")
+	if _, err := os.Stat(miniBrowser); err != nil {
+		if testing.Short() {
+			t.Skip("-short")
+		}
+		t.Fatalf("%s is missing: install the Debian package libwebkit2gtk-4.1-0", miniBrowser)
+	}
+	display := startXvfb(t)
+	port := freePort(t)
+	cmd := exec.Command(driver, fmt.Sprintf("--port=%d", port), "--host=127.0.0.1")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+t.TempDir(), "WEBKIT_DISABLE_COMPOSITING_MODE=1",
+		"XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "LIBGL_ALWAYS_SOFTWARE=1")
+	cmd.Stderr = &logWriter{t: t}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start WebKitWebDriver: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	w := &webkitPage{base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: 90 * time.Second}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := w.do("GET", "/status", nil); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("WebKitWebDriver did not answer /status")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	raw, err := w.do("POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
+		"webkitgtk:browserOptions": map[string]any{"binary": miniBrowser, "args": []string{"--automation"}},
+	}}})
+	if err != nil {
+		t.Fatalf("new WebKit session: %v", err)
+	}
+	var sess struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(raw, &sess); err != nil || sess.SessionID == "" {
+		t.Fatalf("new WebKit session: %s", raw)
+	}
+	base := w.base
+	w.base = base + "/session/" + sess.SessionID
+	t.Cleanup(func() { _, _ = w.do("DELETE", "", nil) })
+	if _, err := w.do("POST", "/timeouts", map[string]any{"script": 60000, "pageLoad": 60000}); err != nil {
+		t.Fatalf("webdriver timeouts: %v", err)
+	}
+	if _, err := w.do("POST", "/url", map[string]any{"url": url + "/"}); err != nil {
+		t.Fatalf("open the room in WebKit: %v", err)
+	}
+	return w
+}
+
+func TestWebKit(t *testing.T) {
+	s := startServer(t)
+	p := openWebKit(t, s.url)
+	openRoom(t, p)
+	var echo string
+	if !t.Run("launch and call", func(t *testing.T) { echo = caseLaunchAndCall(t, p, s) }) {
+		t.FailNow()
+	}
+	t.Run("argument refusals", func(t *testing.T) { caseArgumentRefusals(t, p, s, echo) })
+	t.Run("bounds: 64 KiB, 5 s", func(t *testing.T) { caseBounds(t, p, echo, false) })
+	t.Run("16 tools", func(t *testing.T) { caseTooManyTools(t, p) })
+	t.Run("standards mode kept", func(t *testing.T) { caseStandardsMode(t, p) })
+	t.Run("hostile app", func(t *testing.T) { caseHostile(t, p, s) })
+	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
+	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
+	t.Run("reload and close", func(t *testing.T) {
+		var id string
+		eval(t, p, &id, `return window.voicebox.apps().find((a) => a.title === "Echo Lab").appId;`)
+		caseLifecycle(t, p, s, id)
+	})
+}
