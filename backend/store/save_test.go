@@ -580,3 +580,19 @@ func TestProofDoesNotFollowIntoAnotherWorkspace(t *testing.T) {
 		t.Fatalf("deleting the shelf app touched a workspace file")
 	}
 }
+
+// An orphan record (its .html missing, as a crash before the commit point
+// leaves it) does not hold the name: the next save takes it and replaces it.
+func TestOrphanRecordDoesNotHoldName(t *testing.T) {
+	e := newEnv(t)
+	writeMeta(t, e.shelf, "calc", map[string]any{"appId": "app_calc", "title": "Half saved", "workspacePath": "other.html"})
+	write(t, filepath.Join(e.ws, "calc.html"), page("Calc"))
+	s := e.open(t)
+	got, err := s.SaveRef("calc.html")
+	if err != nil || got.AppID != "app_calc" || got.Source != SourceWorkspace || got.Title != "Calc" {
+		t.Fatalf("SaveRef over an orphan record: got %+v %v", got, err)
+	}
+	if m := readMetaMap(t, filepath.Join(e.shelf, "calc.meta.json")); m["workspacePath"] != "calc.html" || m["title"] != "Calc" {
+		t.Fatalf("record not replaced: %v", m)
+	}
+}
