@@ -22,6 +22,7 @@ import (
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/frontend"
 )
 
@@ -67,7 +68,7 @@ func runDesktop(cmd cli.Command) int {
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
 		Menu:             app.menu(),
 		OnStartup:        app.startup,
-		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService, h.MCPService},
+		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService},
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId:               instanceID(paths.Data),
@@ -118,10 +119,28 @@ func (a *App) startup(ctx context.Context) {
 		}
 	}()
 	go func() { <-ctx.Done(); cancel() }()
+	a.forwardVoiceAudio(ctx)
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { a.host.OpenFiles("", paths) })
 	if len(a.files) > 0 {
 		a.host.OpenFiles(a.cwd, a.files)
 	}
+}
+
+// forwardVoiceAudio plays the model's audio in the window: PCM16 at 24 kHz, base64, as "voice:audio"
+// events (`voicebox serve` sends the same frames over its audio WebSocket instead).
+func (a *App) forwardVoiceAudio(ctx context.Context) {
+	audio, stop := a.host.Voice.SubscribeAudio()
+	go func() {
+		defer stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case pcm := <-audio:
+				runtime.EventsEmit(ctx, "voice:audio", voice.EncodeBase64(pcm))
+			}
+		}
+	}()
 }
 
 // secondInstance takes the files of a second launch into this window.

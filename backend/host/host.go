@@ -17,6 +17,7 @@ import (
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/voice"
 )
 
 // Host is one running Voicebox without its window.
@@ -41,6 +42,11 @@ type Host struct {
 	// MCP runs the MCP door as Settings › MCP (or --mcp) says; MCPService is the room's door to it.
 	MCP        *mcpserver.Manager
 	MCPService *services.MCPService
+
+	// Voice is the live voice session (OpenAI Realtime or Gemini Live); the keys stay in Go.
+	Voice           *voice.Manager
+	SessionService  *services.SessionService
+	SettingsService *services.SettingsService
 }
 
 // New prepares the folders (created on first run) and scans the store once.
@@ -72,6 +78,7 @@ func New(p config.Paths) (*Host, error) {
 		SandboxService:  services.NewSandboxService(nil, st, docs),
 	}
 	h.initMCP()
+	h.initVoice()
 	return h, nil
 }
 
@@ -80,6 +87,7 @@ func (h *Host) Start(ctx context.Context) error {
 	if err := h.Store.Watch(ctx); err != nil {
 		return fmt.Errorf("watch the store: %w", err)
 	}
+	go func() { <-ctx.Done(); h.Voice.Close() }()
 	changes, cancel := h.Store.Subscribe()
 	go func() {
 		defer cancel()

@@ -56,7 +56,10 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, ready fun
 		RoomCSP:  RoomCSP(h.BridgeOrigin()),
 		Registry: h.RegistryService,
 		Sandbox:  h.SandboxService,
-		Extra:    h.mcpRoutes,
+		Extra: func(mux *http.ServeMux) {
+			h.mcpRoutes(mux)
+			httpapi.SessionRoutes(hostPort, h.SessionService, h.SettingsService)(mux)
+		},
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

@@ -34,7 +34,11 @@ var errBadRequest = errors.New(CodeBadRequest)
 func Describe(err error) (int, ErrorBody) {
 	body := ErrorBody{Message: err.Error()}
 	var taken *store.NameTakenError
+	var coded CodedError
 	switch {
+	case errors.As(err, &coded):
+		body.Code = coded.ErrorCode()
+		return coded.HTTPStatus(), body
 	case errors.As(err, &taken):
 		owner := taken.Owner
 		body.Code, body.App = store.ErrNameTaken.Error(), &owner
@@ -66,6 +70,13 @@ func Describe(err error) (int, ErrorBody) {
 	}
 	body.Code = CodeInternal
 	return http.StatusInternalServerError, body
+}
+
+// CodedError is an error that carries its own stable code and HTTP status (the voice session's errors).
+type CodedError interface {
+	error
+	ErrorCode() string
+	HTTPStatus() int
 }
 
 // FormatError is the Wails ErrorFormatter: a bound method's promise rejects with the same body HTTP sends.

@@ -311,7 +311,15 @@ func (d *dispatcher) verb(ctx context.Context, v *toolcontract.Tool, args json.R
 		} else {
 			res = ok(map[string]string{"appId": e.AppID, "title": e.Title, "kind": string(e.Kind), "fileName": e.FileName})
 		}
-		d.log(registry.Activity{Caller: d.caller, Op: OpSave, Ref: in.Ref, Outcome: res.Outcome})
+		a := registry.Activity{Caller: d.caller, Op: OpSave, Ref: in.Ref, Outcome: res.Outcome}
+		if res.OK {
+			var saved struct {
+				AppID string `json:"appId"`
+			}
+			_ = json.Unmarshal(res.Result, &saved)
+			a.AppID = saved.AppID
+		}
+		d.log(a)
 		return res
 	case VerbCallTool:
 		if in.Name == VerbCallTool {

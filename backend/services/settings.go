@@ -1,0 +1,134 @@
+package services
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/settings"
+	"github.com/voicebox/voicebox/backend/voice"
+)
+
+// EventSettingsChanged tells every room that Settings changed; Data is the public view (no keys).
+const EventSettingsChanged = "settings:changed"
+
+// SettingsService is the room's door to Settings: the voice provider, its keys and models. Keys are
+// write-only: the room can set or clear one but only ever learns whether it is set (and whether the
+// environment provides one).
+type SettingsService struct {
+	st  *settings.Store
+	bus *events.Bus
+	env func(string) string
+}
+
+// NewSettingsService serves st; env reads the environment (OPENAI_API_KEY, GEMINI_API_KEY); nil is os.Getenv.
+func NewSettingsService(st *settings.Store, bus *events.Bus, env func(string) string) *SettingsService {
+	if env == nil {
+		env = os.Getenv
+	}
+	return &SettingsService{st: st, bus: bus, env: env}
+}
+
+// ProviderSettings is one provider as the room sees it.
+type ProviderSettings struct {
+	Key          string `json:"key"`                 // "set" or "not set"
+	KeySource    string `json:"keySource,omitempty"` // "settings" or "env" when set
+	Model        string `json:"model"`               // "" means DefaultModel
+	DefaultModel string `json:"defaultModel"`
+}
+
+// PublicSettings is Settings without the keys.
+type PublicSettings struct {
+	Provider string           `json:"provider"` // "openai" or "gemini"
+	OpenAI   ProviderSettings `json:"openai"`
+	Gemini   ProviderSettings `json:"gemini"`
+}
+
+// SettingsPatch changes only what it names. A key of "" clears the stored key.
+type SettingsPatch struct {
+	Provider    *string `json:"provider,omitempty"`
+	OpenAIKey   *string `json:"openaiKey,omitempty"`
+	OpenAIModel *string `json:"openaiModel,omitempty"`
+	GeminiKey   *string `json:"geminiKey,omitempty"`
+	GeminiModel *string `json:"geminiModel,omitempty"`
+}
+
+// Get returns the public view.
+func (s *SettingsService) Get() (PublicSettings, error) { return s.view(s.st.Get()), nil }
+
+// Update applies a patch and saves it (settings.json, mode 0600).
+func (s *SettingsService) Update(p SettingsPatch) (PublicSettings, error) {
+	if p.Provider != nil {
+		v := strings.ToLower(strings.TrimSpace(*p.Provider))
+		if v != voice.ProviderOpenAI && v != voice.ProviderGemini {
+			return PublicSettings{}, badRequest(`provider must be "openai" or "gemini"`)
+		}
+		p.Provider = &v
+	}
+	for _, k := range []*string{p.OpenAIKey, p.GeminiKey} {
+		if k == nil {
+			continue
+		}
+		*k = strings.TrimSpace(*k)
+		if len(*k) > 512 || strings.IndexFunc(*k, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r > unicode.MaxASCII }) >= 0 {
+			return PublicSettings{}, badRequest("an API key is at most 512 printable ASCII characters without spaces")
+		}
+	}
+	for _, m := range []*string{p.OpenAIModel, p.GeminiModel} {
+		if m == nil {
+			continue
+		}
+		*m = strings.TrimSpace(*m)
+		if *m != "" && !modelName.MatchString(*m) {
+			return PublicSettings{}, badRequest("a model name is 1–128 letters, digits and . _ - : /")
+		}
+	}
+	v, err := s.st.Update(func(v *settings.Values) {
+		set := func(dst *string, src *string) {
+			if src != nil {
+				*dst = *src
+			}
+		}
+		set(&v.Provider, p.Provider)
+		set(&v.OpenAIKey, p.OpenAIKey)
+		set(&v.OpenAIModel, p.OpenAIModel)
+		set(&v.GeminiKey, p.GeminiKey)
+		set(&v.GeminiModel, p.GeminiModel)
+	})
+	if err != nil {
+		return PublicSettings{}, err
+	}
+	view := s.view(v)
+	if s.bus != nil {
+		s.bus.Publish(EventSettingsChanged, view)
+	}
+	return view, nil
+}
+
+var modelName = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,128}$`)
+
+func (s *SettingsService) getenv(k string) string { return s.env(k) }
+
+func (s *SettingsService) view(v settings.Values) PublicSettings {
+	provider := v.Provider
+	if provider == "" {
+		provider = voice.ProviderOpenAI
+	}
+	one := func(key, env, model, def string) ProviderSettings {
+		p := ProviderSettings{Key: "not set", Model: model, DefaultModel: def}
+		switch {
+		case strings.TrimSpace(key) != "":
+			p.Key, p.KeySource = "set", "settings"
+		case strings.TrimSpace(s.getenv(env)) != "":
+			p.Key, p.KeySource = "set", "env"
+		}
+		return p
+	}
+	return PublicSettings{
+		Provider: provider,
+		OpenAI:   one(v.OpenAIKey, voice.EnvOpenAIKey, v.OpenAIModel, voice.DefaultOpenAIModel),
+		Gemini:   one(v.GeminiKey, voice.EnvGeminiKey, v.GeminiModel, voice.DefaultGeminiModel),
+	}
+}
