@@ -286,6 +286,7 @@ func caseLifecycle(t *testing.T, p page, s *server, appID string) {
 		eval(t, p, &n, `const a = window.voicebox.apps().find((x) => x.appId === %s); return a && a.ready ? a.loads : -1;`, js(appID))
 		return n
 	}
+	wantOK(t, "storage before reload", callTool(t, p, appID, "storage", map[string]any{"op": "set", "key": "k", "value": "v2"}), "")
 	before := loads()
 	wantOK(t, "reload", callTool(t, p, appID, "reload", map[string]any{}), `"reloading"`)
 	deadline := time.Now().Add(10 * time.Second)

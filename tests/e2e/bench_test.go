@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"os"
+	"testing"
+)
+
+// TestBenchmarkRoundTrip measures, in headless Chromium against the real binary, the tool-call round trip
+// through window.voicebox.callTool (room → bridge → app and back, validated and bounded) beside the floor:
+// a bare relay through the same frames and ports (room → bridge → app and back, no validation), measured in
+// the same run; and launch-to-ready. It runs only with VOICEBOX_BENCH=1:
+//
+//	VOICEBOX_BENCH=1 go test -tags desktop,production,webkit2_41 -run TestBenchmarkRoundTrip -v ./tests/e2e
+func TestBenchmarkRoundTrip(t *testing.T) {
+	if os.Getenv("VOICEBOX_BENCH") != "1" {
+		t.Skip("set VOICEBOX_BENCH=1 to run the round-trip benchmark")
+	}
+	s := startServer(t)
+	p := openChromium(t, s.url)
+	openRoom(t, p)
+	type dist struct {
+		N   int     `json:"n"`
+		P50 float64 `json:"p50"`
+		P99 float64 `json:"p99"`
+		Max  float64 `json:"max"`
+		Mean float64 `json:"mean"`
+	}
+	var r struct {
+		Calls, Floor, Launch dist
+		Ratio                float64 `json:"ratio"`
+	}
+	eval(t, p, &r, `
+		const v = window.voicebox;
+		const stats = (a) => { const s = a.slice().sort((x, y) => x - y); const q = (f) => s[Math.floor(f * (s.length - 1))];
+			return {n: s.length, p50: q(0.5), p99: q(0.99), max: s[s.length - 1], mean: s.reduce((x, y) => x + y, 0) / s.length}; };
+		const lr = [];
+		for (let k = 0; k < 10; k++) {
+			const t = performance.now();
+			const a = await v.launch("echo.html");
+			lr.push(performance.now() - t);
+			if (k < 9) await v.close(a.appId);
+		}
+		const id = v.apps().find((a) => a.title === "Echo Lab").appId;
+		for (let i = 0; i < 200; i++) { await v.callTool(id, "echo", {text: "warm"}); await v.ping(id); }
+		const calls = [], floor = [];
+		for (let i = 0; i < 1000; i++) {
+			let t = performance.now();
+			const o = await v.callTool(id, "echo", {text: "hello " + i});
+			calls.push(performance.now() - t);
+			if (!o.ok || o.result.text !== "hello " + i) throw new Error("bad result " + JSON.stringify(o));
+			t = performance.now();
+			await v.ping(id);
+			floor.push(performance.now() - t);
+		}
+		const Calls = stats(calls), Floor = stats(floor);
+		return {Calls, Floor, Launch: stats(lr), ratio: Calls.p50 / Floor.p50};`)
+	t.Logf("round trip (window.voicebox.callTool, echo): n=%d p50=%.2f ms p99=%.2f ms mean=%.3f ms max=%.2f ms", r.Calls.N, r.Calls.P50, r.Calls.P99, r.Calls.Mean, r.Calls.Max)
+	t.Logf("floor (bare relay room→bridge→app→bridge→room): n=%d p50=%.2f ms p99=%.2f ms mean=%.3f ms", r.Floor.N, r.Floor.P50, r.Floor.P99, r.Floor.Mean)
+	t.Logf("(performance.now() is coarsened to 0.1 ms in a page that is not cross-origin isolated)")
+	t.Logf("ratio p50 round trip / floor: %.2f", r.Ratio)
+	t.Logf("launch to ready: n=%d p50=%.1f ms p99=%.1f ms", r.Launch.N, r.Launch.P50, r.Launch.P99)
+}
