@@ -25,7 +25,7 @@ func (h *Host) initMCP() {
 		DataDir:  h.Paths.Data,
 		Catalog:  h.catalog,
 		Publish:  h.Bus.Publish,
-		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	h.MCPService = services.NewMCPService(h.MCP)
 }

@@ -1,0 +1,514 @@
+package e2e
+
+// The MCP door end to end: the real `voicebox serve --mcp` binary, its room in headless Chromium with a
+// mini-app running in the real sandbox, and real MCP clients calling it: the MCP Inspector's CLI from npm
+// (@modelcontextprotocol/inspector-cli, installed into frontend/node_modules by `scripts/deps.sh test`),
+// over Streamable HTTP and through `voicebox mcp` over stdio, and the Go SDK's client for list_changed.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/voicebox/voicebox/tests/testbin"
+)
+
+// mcpServe is one `voicebox serve --mcp` with its own folders.
+type mcpServe struct {
+	bin, room, data, workspace string
+	home                       string
+	cmd                        *exec.Cmd
+}
+
+type mcpDiscovery struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
+	PID   int    `json:"pid"`
+}
+
+// mcpNeed fails (never skips, unless -short) when chromium, node or the inspector CLI is missing.
+func mcpNeed(t *testing.T) (chromium, inspector string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the MCP end-to-end test needs Chromium, node and npm packages; skipped in -short mode")
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is missing: apt-get install chromium (scripts/deps.sh test installs it)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is missing: apt-get install nodejs (scripts/deps.sh test installs it)")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	inspector = filepath.Join(filepath.Dir(file), "..", "..", "frontend", "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "index.js")
+	if _, err := os.Stat(inspector); err != nil {
+		t.Fatalf("the MCP Inspector CLI is missing (%v): run scripts/deps.sh test, or `npm ci --ignore-scripts` in frontend/", err)
+	}
+	return chromium, inspector
+}
+
+func startMCPServe(t *testing.T) *mcpServe {
+	t.Helper()
+	bin, err := testbin.Path()
+	if err != nil {
+		t.Fatalf("voicebox binary: %v", err)
+	}
+	root := t.TempDir()
+	s := &mcpServe{bin: bin, home: root, data: filepath.Join(root, "data"), workspace: filepath.Join(root, "workspace")}
+	if err := os.MkdirAll(s.workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/mcp_scoreboard.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.workspace, "mcp_scoreboard.html"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--mcp", "--addr", "127.0.0.1:0", "--workspace", s.workspace, "--data", s.data)
+	cmd.Env = append(os.Environ(), "HOME="+root, "VOICEBOX_MCP_ADDR=127.0.0.1:0")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = &mcpLog{t: t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd = cmd
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if _, err := os.Stat(filepath.Join(s.data, "mcp.json")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the discovery file outlived `voicebox serve`: %v", err)
+		}
+	})
+	rooms := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "Voicebox room: "); ok {
+				rooms <- strings.TrimSuffix(strings.TrimSpace(u), "/")
+			}
+		}
+	}()
+	select {
+	case s.room = <-rooms:
+	case <-time.After(30 * time.Second):
+		t.Fatal("voicebox serve --mcp did not print its room URL")
+	}
+	return s
+}
+
+type mcpLog struct{ t *testing.T }
+
+func (w *mcpLog) Write(p []byte) (int, error) {
+	if s := strings.TrimSpace(string(p)); s != "" {
+		w.t.Logf("voicebox: %s", s)
+	}
+	return len(p), nil
+}
+
+func (s *mcpServe) discovery(t *testing.T) (mcpDiscovery, error) {
+	t.Helper()
+	var d mcpDiscovery
+	b, err := os.ReadFile(filepath.Join(s.data, "mcp.json"))
+	if err != nil {
+		return d, err
+	}
+	return d, json.Unmarshal(b, &d)
+}
+
+// mcpInspector runs the MCP Inspector's CLI; target is the server URL, or `-- command args…` for stdio.
+func mcpInspector(t *testing.T, script string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{script}, args...)...)
+	cmd.Dir = filepath.Dir(script) // it reads its own ../package.json for its client name
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+// mcpTarget places the target before the method's options, since --tool-arg takes every word after it. A
+// stdio target is "command -- its args…": the command first, its arguments at the very end after "--".
+func mcpTarget(target, args []string) []string {
+	for i, a := range target {
+		if a == "--" {
+			out := append(append([]string(nil), target[:i]...), args...)
+			return append(out, target[i:]...)
+		}
+	}
+	return append(append([]string(nil), target...), args...)
+}
+
+type mcpToolResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	IsError bool `json:"isError"`
+}
+
+func (r mcpToolResult) text() string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	return r.Content[0].Text
+}
+
+// mcpInspectCall is `--method tools/call` through the Inspector; it decodes the printed result.
+func mcpInspectCall(t *testing.T, script string, target []string, tool string, kv ...string) mcpToolResult {
+	t.Helper()
+	args := []string{"--method", "tools/call", "--tool-name", tool}
+	for _, p := range kv {
+		args = append(args, "--tool-arg", p)
+	}
+	args = mcpTarget(target, args)
+	out, errOut, err := mcpInspector(t, script, args...)
+	if err != nil {
+		t.Fatalf("inspector tools/call %s: %v\nstdout: %s\nstderr: %s", tool, err, out, errOut)
+	}
+	var r mcpToolResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("inspector printed %q: %v", out, err)
+	}
+	return r
+}
+
+func TestMCPEndToEnd(t *testing.T) {
+	chromium, script := mcpNeed(t)
+	s := startMCPServe(t)
+	var d mcpDiscovery
+	for i := 0; ; i++ {
+		var err error
+		if d, err = s.discovery(t); err == nil {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("no discovery file from `voicebox serve --mcp`: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if fi, err := os.Stat(filepath.Join(s.data, "mcp.json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("discovery file: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
+	if !strings.HasPrefix(d.URL, "http://127.0.0.1:") || len(d.Token) < 32 || d.PID != s.cmd.Process.Pid {
+		t.Fatalf("discovery = %+v", d)
+	}
+	httpTarget := []string{d.URL, "--transport", "http", "--header", "Authorization: Bearer " + d.Token}
+
+	// The room, in a browser, with the sandbox: what a person watches.
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", "new"),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	eval := func(out any, js string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(browser, 20*time.Second)
+		defer cancel()
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage]("(async () => (await ("+js+")) ?? null)()", chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("room: %v\nscript: %s", err, js)
+		}
+		if out != nil {
+			if err := json.Unmarshal(raw, out); err != nil {
+				t.Fatalf("room: %s: %v", raw, err)
+			}
+		}
+	}
+	waitFor := func(what, js string) {
+		t.Helper()
+		for i := 0; ; i++ {
+			var ok bool
+			eval(&ok, js)
+			if ok {
+				return
+			}
+			if i == 150 {
+				t.Fatalf("the room never showed %s (%s)", what, js)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// The first run on the browser's own context starts it (a run on a derived context would tie the
+	// browser's life to that context's timeout).
+	if err := chromedp.Do(browser); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	{
+		ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.room+"/")); err != nil {
+			cancel()
+			t.Fatalf("open the room: %v", err)
+		}
+		cancel()
+	}
+	waitFor("itself", `document.body.dataset.ready === "true" && document.body.dataset.mcp === "on"`)
+	var shownURL string
+	eval(&shownURL, `document.getElementById("mcp-url").value`)
+	if shownURL != d.URL {
+		t.Fatalf("Settings › MCP shows %q, the server runs at %q", shownURL, d.URL)
+	}
+
+	// A Go SDK client watches for list_changed through the whole test.
+	changed := make(chan struct{}, 32)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-watcher", Version: "1.0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cctx, ccancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer ccancel()
+	watcher, err := client.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: d.URL, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: mcpBearer(d.Token)}}, nil)
+	if err != nil {
+		t.Fatalf("Go SDK client: %v", err)
+	}
+	defer watcher.Close()
+	waitChanged := func(what string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no notifications/tools/list_changed after %s", what)
+		}
+	}
+	listNames := func() map[string]string {
+		t.Helper()
+		res, err := watcher.ListTools(cctx, nil)
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		out := map[string]string{}
+		for _, tl := range res.Tools {
+			out[tl.Name] = tl.Description
+		}
+		return out
+	}
+	if n := listNames(); len(n) != 3 || n["launch_mini_app"] == "" {
+		t.Fatalf("before any app opened, tools/list = %v", n)
+	}
+	waitFor("the watcher as a connected client", `!!document.querySelector('#mcp-clients li[data-client="e2e-watcher"]')`)
+
+	// 1. The Inspector opens the app: the room launches it in the sandbox and its tools appear.
+	res := mcpInspectCall(t, script, httpTarget, "launch_mini_app", "ref=mcp_scoreboard.html")
+	if res.IsError {
+		var log string
+		eval(&log, `[...document.querySelectorAll("#activity-log li, #notices .notice")].map((n) => n.textContent).join("\n")`)
+		t.Fatalf("launch_mini_app: %s\nthe room says:\n%s", res.text(), log)
+	}
+	var app struct {
+		AppID string   `json:"appId"`
+		Title string   `json:"title"`
+		Tools []string `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(res.text()), &app); err != nil || app.Title != "MCP Scoreboard" || len(app.Tools) != 2 {
+		t.Fatalf("launch result %s (%v)", res.text(), err)
+	}
+	setScore, readBoard := "", ""
+	for _, n := range app.Tools {
+		switch {
+		case strings.HasSuffix(n, "__set_score"):
+			setScore = n
+		case strings.HasSuffix(n, "__read_board"):
+			readBoard = n
+		}
+	}
+	if setScore == "" || readBoard == "" {
+		t.Fatalf("launched app's tools: %v", app.Tools)
+	}
+	waitChanged("launch_mini_app")
+	waitFor("the app's window", `document.querySelectorAll("iframe.mini-app-bridge").length === 1`)
+
+	out, errOut, err := mcpInspector(t, script, mcpTarget(httpTarget, []string{"--method", "tools/list"})...)
+	if err != nil {
+		t.Fatalf("inspector tools/list: %v\n%s", err, errOut)
+	}
+	var listed struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); err != nil {
+		t.Fatalf("tools/list printed %q: %v", out, err)
+	}
+	found := false
+	for _, tl := range listed.Tools {
+		if tl.Name == setScore {
+			found = true
+			if !strings.Contains(tl.Description, "MCP Scoreboard") || tl.InputSchema["type"] != "object" {
+				t.Fatalf("%s as listed: %+v", setScore, tl)
+			}
+		}
+	}
+	if !found || len(listed.Tools) != 5 {
+		t.Fatalf("Inspector's tools/list: %s", out)
+	}
+
+	// 2. The Inspector calls the app's tool over Streamable HTTP: the scoreboard in the browser changes.
+	res = mcpInspectCall(t, script, httpTarget, setScore, "team=home", "points=3")
+	if res.IsError || res.text() != `{"ok":true,"currentScore":3}` {
+		t.Fatalf("%s: %+v", setScore, res)
+	}
+	res = mcpInspectCall(t, script, httpTarget, readBoard)
+	if res.text() != `{"home":"3","away":"0"}` {
+		t.Fatalf("the app's DOM after the call: %s", res.text())
+	}
+	waitFor("the Inspector's call in the activity log",
+		`[...document.querySelectorAll("#activity-log li")].some((li) => li.textContent.includes("mcp:inspector-cli") && li.textContent.includes("set_score"))`)
+
+	// 3. A refusal: Go's validator answers with the seed's code and nothing reaches the app.
+	res = mcpInspectCall(t, script, httpTarget, setScore, "team=visitors", "points=1")
+	var ref struct{ Refused, Path, Message string }
+	if err := json.Unmarshal([]byte(res.text()), &ref); err != nil || !res.IsError || ref.Refused != "invalid-argument-enum" || ref.Path != "/team" {
+		t.Fatalf("refusal: %+v (%v)", res, err)
+	}
+	// (The Inspector coerces --tool-arg values to the declared types, so this one comes from the Go client.)
+	tr, err := watcher.CallTool(cctx, &mcp.CallToolParams{Name: setScore, Arguments: json.RawMessage(`{"team":"home","points":"3"}`)})
+	if err != nil || !tr.IsError || len(tr.Content) != 1 {
+		t.Fatalf("type refusal: %v %+v", err, tr)
+	}
+	if err := json.Unmarshal([]byte(tr.Content[0].(*mcp.TextContent).Text), &ref); err != nil || ref.Refused != "invalid-argument-type" || ref.Path != "/points" {
+		t.Fatalf("type refusal: %+v (%v)", ref, err)
+	}
+	if res = mcpInspectCall(t, script, httpTarget, readBoard); res.text() != `{"home":"3","away":"0"}` {
+		t.Fatalf("a refused call changed the app: %s", res.text())
+	}
+
+	// 4. Clients that only launch commands: the Inspector over stdio through `voicebox mcp`.
+	stdio := []string{s.bin, "--", "mcp", "--data", s.data}
+	res = mcpInspectCall(t, script, stdio, setScore, "team=away", "points=2")
+	if res.IsError || res.text() != `{"ok":true,"currentScore":2}` {
+		t.Fatalf("%s over stdio: %+v", setScore, res)
+	}
+	if res = mcpInspectCall(t, script, stdio, readBoard); res.text() != `{"home":"3","away":"2"}` {
+		t.Fatalf("the app's DOM after the stdio call: %s", res.text())
+	}
+
+	// 5. The door: wrong token 401, foreign Origin 403, a rebinding Host 403; no token, no Origin.
+	for _, c := range []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("f", 64)}, 401},
+		{"no token", nil, 401},
+		{"foreign origin", map[string]string{"Authorization": "Bearer " + d.Token, "Origin": "https://evil.example"}, 403},
+		{"the room's own origin", map[string]string{"Authorization": "Bearer " + d.Token, "Origin": s.room}, 403},
+		{"rebinding host", map[string]string{"Authorization": "Bearer " + d.Token, "Host": "evil.example:" + mcpPort(d.URL)}, 403},
+	} {
+		if got := mcpRawInitialize(t, d.URL, c.hdr); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+	out, errOut, err = mcpInspector(t, script, d.URL, "--transport", "http", "--header", "Authorization: Bearer nope-nope-nope", "--method", "tools/list")
+	if err == nil || !strings.Contains(out+errOut, "401") && !strings.Contains(out+errOut, "unauthorized") {
+		t.Fatalf("the Inspector with a wrong token: %v\n%s%s", err, out, errOut)
+	}
+
+	// 6. close_mini_app: the window goes, the tools go, list_changed says so.
+	for len(changed) > 0 {
+		<-changed
+	}
+	cr, err := watcher.CallTool(cctx, &mcp.CallToolParams{Name: "close_mini_app", Arguments: map[string]any{"appId": app.AppID}})
+	if err != nil || cr.IsError {
+		t.Fatalf("close_mini_app: %v %+v", err, cr)
+	}
+	waitChanged("close_mini_app")
+	if n := listNames(); n[setScore] != "" {
+		t.Fatalf("%s still listed after close", setScore)
+	}
+	waitFor("the app's window gone", `document.querySelectorAll("iframe.mini-app-bridge").length === 0`)
+
+	// 7. The switch in Settings › MCP stops the server at runtime and starts it again.
+	eval(nil, `document.getElementById("mcp-enabled").click()`)
+	waitFor("MCP off", `document.body.dataset.mcp === "off"`)
+	if _, err := s.discovery(t); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("discovery file after switching off: %v", err)
+	}
+	if got := mcpRawInitialize(t, d.URL, map[string]string{"Authorization": "Bearer " + d.Token}); got != 0 {
+		t.Fatalf("switched-off server still answers %d", got)
+	}
+	out, errOut, err = mcpInspector(t, script, mcpTarget(stdio, []string{"--method", "tools/list"})...)
+	if err == nil || !strings.Contains(out+errOut, "no Voicebox with MCP turned on") {
+		t.Fatalf("`voicebox mcp` with MCP off: %v\n%s%s", err, out, errOut)
+	}
+	eval(nil, `document.getElementById("mcp-enabled").click()`)
+	waitFor("MCP on again", `document.body.dataset.mcp === "on"`)
+	d2, err := s.discovery(t)
+	if err != nil {
+		t.Fatalf("no discovery file after switching on: %v", err)
+	}
+	out, errOut, err = mcpInspector(t, script, mcpTarget(stdio, []string{"--method", "tools/list"})...)
+	if err != nil || !strings.Contains(out, "launch_mini_app") {
+		t.Fatalf("`voicebox mcp` after switching on again (%s): %v\n%s%s", d2.URL, err, out, errOut)
+	}
+}
+
+type mcpBearer string
+
+func (b mcpBearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func mcpPort(u string) string {
+	hp := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/mcp")
+	_, p, _ := net.SplitHostPort(hp)
+	return p
+}
+
+// mcpRawInitialize POSTs an initialize request; 0 means nothing answered.
+func mcpRawInitialize(t *testing.T, url string, hdr map[string]string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		return 0
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
