@@ -511,4 +511,3 @@ func mcpRawInitialize(t *testing.T, url string, hdr map[string]string) int {
 	res.Body.Close()
 	return res.StatusCode
 }
-
