@@ -1,0 +1,287 @@
+package sandbox
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/voicebox/voicebox/backend/toolcontract"
+)
+
+const (
+	room   = "http://127.0.0.1:8787"
+	bridge = "localhost:9999"
+)
+
+func newTestServer(t *testing.T) (*Server, *httptest.Server) {
+	t.Helper()
+	s := New(Options{Hostname: "localhost", RoomOrigin: room, CDNHosts: func() []string { return []string{"cdn.jsdelivr.net", "unpkg.com"} }}, bridge)
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func get(t *testing.T, ts *httptest.Server, method, path string, hdr map[string]string) resp {
+	t.Helper()
+	req, _ := http.NewRequest(method, ts.URL+path, nil)
+	req.Host = bridge
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	res, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, string(b)}
+}
+
+func commonHeaders(t *testing.T, where string, r resp) {
+	t.Helper()
+	if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("%s: missing nosniff/no-store: %v", where, r.header)
+	}
+	for k := range r.header {
+		if strings.HasPrefix(strings.ToLower(k), "access-control-") {
+			t.Errorf("%s: CORS header %s", where, k)
+		}
+	}
+}
+
+func TestRoutesAndHeaders(t *testing.T) {
+	s, ts := newTestServer(t)
+	l := s.Add(Launch{Room: "r1", AppID: "app_x", Title: "X <b>", Slug: "x", HTML: "<!doctype html><p>hi</p>"})
+	if len(l.Token) != 64 {
+		t.Fatalf("token %q", l.Token)
+	}
+
+	b := get(t, ts, "GET", "/bridge/"+l.Token, map[string]string{"Sec-Fetch-Dest": "iframe"})
+	commonHeaders(t, "bridge", b)
+	if b.status != 200 || !strings.HasPrefix(b.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("bridge: %d %v", b.status, b.header)
+	}
+	csp := b.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "frame-ancestors "+room) || strings.Contains(csp, "frame-ancestors "+room+" ") {
+		t.Errorf("bridge frame-ancestors must be the room only: %s", csp)
+	}
+	if !strings.Contains(b.body, `"roomOrigin":"`+room+`"`) {
+		t.Errorf("room origin not injected: %s", b.body)
+	}
+	if !strings.Contains(b.body, "X &lt;b&gt;") || strings.Contains(b.body, "<b>") {
+		t.Errorf("title not escaped: %s", b.body)
+	}
+	if !strings.Contains(b.body, `src="/sandbox/toolcontract.js"`) || !strings.Contains(b.body, `src="/sandbox/bridge.js"`) {
+		t.Errorf("bridge scripts missing: %s", b.body)
+	}
+
+	a := get(t, ts, "GET", "/app/"+l.Token, map[string]string{"Sec-Fetch-Dest": "iframe"})
+	commonHeaders(t, "app", a)
+	if a.status != 200 || !strings.HasPrefix(a.body, "<!doctype html><script>") || !strings.HasSuffix(a.body, "</script><p>hi</p>") {
+		t.Fatalf("app: %d %.80q", a.status, a.body)
+	}
+	if got := a.header.Get("Content-Security-Policy"); got != AppCSP("http://"+bridge, room, []string{"cdn.jsdelivr.net", "unpkg.com"}) {
+		t.Errorf("app CSP: %s", got)
+	}
+
+	for path, body := range map[string][]byte{"/sandbox/bridge.js": s.bridgeJS, "/sandbox/sdk.js": s.sdkJS, "/sandbox/toolcontract.js": toolcontract.BridgeJS} {
+		r := get(t, ts, "GET", path, nil)
+		commonHeaders(t, path, r)
+		if r.status != 200 || r.body != string(body) || !strings.HasPrefix(r.header.Get("Content-Type"), "text/javascript") {
+			t.Errorf("%s: %d %v", path, r.status, r.header)
+		}
+		if r.header.Get("Cross-Origin-Resource-Policy") != "same-origin" {
+			t.Errorf("%s: CORP missing", path)
+		}
+	}
+
+	// Everything else is 404.
+	for _, p := range []string{"/", "/index.html", "/bridge/", "/bridge/nope", "/app/nope", "/app/" + l.Token + "x",
+		"/sandbox/", "/sandbox/other.js", "/api/mini-apps", "/bridge/" + l.Token + "/../x", "/favicon.ico"} {
+		if r := get(t, ts, "GET", p, nil); r.status != 404 {
+			t.Errorf("%s: %d, want 404", p, r.status)
+		} else {
+			commonHeaders(t, p, r)
+		}
+	}
+	// Documents only as frames; scripts only as scripts (when the browser says).
+	if r := get(t, ts, "GET", "/bridge/"+l.Token, map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
+		t.Errorf("bridge as a top-level document: %d", r.status)
+	}
+	if r := get(t, ts, "GET", "/app/"+l.Token, map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
+		t.Errorf("app as a top-level document: %d", r.status)
+	}
+	if r := get(t, ts, "GET", "/sandbox/bridge.js", map[string]string{"Sec-Fetch-Dest": "iframe"}); r.status != 404 {
+		t.Errorf("script as a frame: %d", r.status)
+	}
+	if r := get(t, ts, "POST", "/app/"+l.Token, nil); r.status != 405 {
+		t.Errorf("POST: %d", r.status)
+	}
+	if r := get(t, ts, "HEAD", "/app/"+l.Token, nil); r.status != 200 || r.body != "" {
+		t.Errorf("HEAD: %d %q", r.status, r.body)
+	}
+}
+
+func TestHostCheck(t *testing.T) {
+	s, ts := newTestServer(t)
+	l := s.Add(Launch{AppID: "a", HTML: "x"})
+	for _, host := range []string{"127.0.0.1:9999", "localhost:9998", "evil.example:9999", "localhost", ""} {
+		req, _ := http.NewRequest("GET", ts.URL+"/app/"+l.Token, nil)
+		req.Host = host
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusMisdirectedRequest {
+			t.Errorf("Host %q: %d", host, res.StatusCode)
+		}
+	}
+}
+
+func TestTokenRevocation(t *testing.T) {
+	s, ts := newTestServer(t)
+	a := s.Add(Launch{Room: "r1", AppID: "a", HTML: "a"})
+	b := s.Add(Launch{Room: "r1", AppID: "b", HTML: "b"})
+	c := s.Add(Launch{Room: "r2", AppID: "c", HTML: "c"})
+	if a.Token == b.Token {
+		t.Fatal("tokens repeat")
+	}
+	// A token lives while the app is open: the app may reload.
+	for i := 0; i < 2; i++ {
+		if r := get(t, ts, "GET", "/app/"+a.Token, nil); r.status != 200 {
+			t.Fatalf("load %d: %d", i, r.status)
+		}
+	}
+	if !s.Revoke(a.Token) || s.Revoke(a.Token) {
+		t.Fatal("Revoke")
+	}
+	for _, p := range []string{"/app/" + a.Token, "/bridge/" + a.Token} {
+		if r := get(t, ts, "GET", p, nil); r.status != 404 {
+			t.Errorf("%s after revoke: %d", p, r.status)
+		}
+	}
+	if n := s.RevokeRoom("r1"); n != 1 {
+		t.Errorf("RevokeRoom: %d", n)
+	}
+	if _, ok := s.Lookup(b.Token); ok {
+		t.Error("b survived its room")
+	}
+	if _, ok := s.Lookup(c.Token); !ok {
+		t.Error("c went with another room")
+	}
+	// Bounded: the oldest goes first.
+	first := s.Add(Launch{AppID: "first"})
+	for i := 0; i < MaxLaunches; i++ {
+		s.Add(Launch{AppID: "more"})
+	}
+	if _, ok := s.Lookup(first.Token); ok {
+		t.Error("the oldest launch outlived the bound")
+	}
+}
+
+func TestListenOrigin(t *testing.T) {
+	if _, err := Listen(Options{Hostname: "0.0.0.0", RoomOrigin: room}); err == nil {
+		t.Error("a non-loopback host name was accepted")
+	}
+	if _, err := Listen(Options{Hostname: "localhost", RoomOrigin: "http://x; script-src *"}); err == nil {
+		t.Error("an invalid room origin was accepted")
+	}
+	s, err := Listen(Options{Hostname: "localhost", RoomOrigin: room})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	defer s.Close()
+	if !strings.HasPrefix(s.Origin(), "http://localhost:") || s.RoomOrigin() != room {
+		t.Fatalf("origin %s", s.Origin())
+	}
+	l := s.Add(Launch{AppID: "a", HTML: "<p>x"})
+	req, _ := http.NewRequest("GET", s.BridgeURL(l.Token), nil)
+	req.URL.Host = strings.Replace(req.URL.Host, "localhost", "127.0.0.1", 1) // dial the IP, send Host: localhost:port
+	req.Host = strings.TrimPrefix(s.Origin(), "http://")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("bridge over the listener: %d", res.StatusCode)
+	}
+}
+
+func TestAppCSP(t *testing.T) {
+	got := AppCSP("http://127.0.0.1:5000", "wails://wails", []string{"cdn.jsdelivr.net", " UNPKG.com ", "https://cdnjs.cloudflare.com/", "*.example.org", "evil.com; script-src *", "x", "a b.com", "cdn.jsdelivr.net", "h.com:8443", "h.com:99999x"})
+	want := "default-src 'none'; " +
+		"script-src 'unsafe-inline' 'unsafe-eval' data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
+		"style-src 'unsafe-inline' data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
+		"img-src data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
+		"font-src data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
+		"media-src data: blob:; connect-src 'none'; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
+		"form-action 'none'; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; sandbox allow-scripts"
+	if got != want {
+		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
+	}
+	// No CDN hosts: inline, data: and blob: only.
+	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' data: blob:; ") {
+		t.Errorf("no CDN: %s", got)
+	}
+	// A bad origin never reaches the header.
+	if got := AppCSP("http://x; script-src *", "", nil); !strings.Contains(got, "frame-ancestors 'none'") {
+		t.Errorf("bad origins: %s", got)
+	}
+	for _, directive := range strings.Split(got, "; ") {
+		if strings.ContainsAny(directive, ",\n\r") {
+			t.Errorf("odd directive %q", directive)
+		}
+	}
+}
+
+func TestBridgeCSP(t *testing.T) {
+	got := BridgeCSP("wails://wails")
+	for _, part := range []string{"default-src 'none'", "script-src 'self'", "frame-src 'self'", "connect-src 'none'", "frame-ancestors wails://wails", "style-src 'sha256-"} {
+		if !strings.Contains(got, part) {
+			t.Errorf("BridgeCSP lacks %q: %s", part, got)
+		}
+	}
+}
+
+func TestInjectSDK(t *testing.T) {
+	const tag = "<script>SDK</script>"
+	cases := []struct{ in, want string }{
+		{"<!doctype html><html>", "<!doctype html>" + tag + "<html>"},
+		{"<!DOCTYPE html>\n<html>", "<!DOCTYPE html>" + tag + "\n<html>"},
+		{"\ufeff<!doctype html><p>", "\ufeff<!doctype html>" + tag + "<p>"},
+		{"  \n<!-- c -->\n<!doctype html><p>", "  \n<!-- c -->\n<!doctype html>" + tag + "<p>"},
+		{`<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">` + "<html>", `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">` + tag + "<html>"},
+		{"<html><body>quirks", tag + "<html><body>quirks"},
+		{"\ufeff<p>quirks", "\ufeff" + tag + "<p>quirks"},
+		{"", tag},
+		{"<!-- unterminated", tag + "<!-- unterminated"},
+		{"<!doctype", tag + "<!doctype"},
+		{"<p>x</p><!doctype html>", tag + "<p>x</p><!doctype html>"},
+	}
+	for _, c := range cases {
+		if got := InjectSDK(c.in, tag); got != c.want {
+			t.Errorf("InjectSDK(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestScriptsAreInlineSafe(t *testing.T) {
+	s := New(Options{RoomOrigin: room}, bridge)
+	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": s.bridgeJS} {
+		low := strings.ToLower(string(b))
+		if len(b) == 0 || strings.Contains(low, "</script") || strings.Contains(low, "<!--") || strings.Contains(low, "<script") {
+			t.Errorf("%s cannot be inlined in a <script> element", name)
+		}
+	}
+}
