@@ -19,9 +19,9 @@ func TestBenchmarkRoundTrip(t *testing.T) {
 	p := openChromium(t, s.url)
 	openRoom(t, p)
 	type dist struct {
-		N   int     `json:"n"`
-		P50 float64 `json:"p50"`
-		P99 float64 `json:"p99"`
+		N    int     `json:"n"`
+		P50  float64 `json:"p50"`
+		P99  float64 `json:"p99"`
 		Max  float64 `json:"max"`
 		Mean float64 `json:"mean"`
 	}
