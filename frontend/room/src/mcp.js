@@ -40,10 +40,12 @@ const copyButton = (label, get) => el("button", {
 }, "Copy");
 
 const panel = el("div", { id: "mcp-settings", class: "mcp-settings" },
+  el("h3", {}, "MCP"),
   el("label", { class: "mcp-switch" }, ui.enabled, " Let MCP clients use the open mini-apps"),
   el("p", { class: "meta" },
     "Claude Desktop, Cursor, VS Code or the MCP Inspector can then list and call the tools of the apps open here, " +
-    "and open or close apps, while you watch. Off by default; it listens on 127.0.0.1 only and every request must carry the token."),
+    "and open or close apps, while you watch. Off by default; it listens on 127.0.0.1 only and every request must carry the token. " +
+    "The switch and New token take effect at once (no Save needed)."),
   ui.state,
   el("div", { class: "mcp-field" }, el("label", { for: "mcp-url" }, "URL"), ui.url, copyButton("URL", () => status?.url || "")),
   el("div", { class: "mcp-field" }, el("label", { for: "mcp-token" }, "Token"), ui.token, ui.showToken,
