@@ -69,6 +69,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 	"unicode/utf8"
 
@@ -334,8 +335,8 @@ func (t *Tool) reference(raw []byte) error {
 	if err := dec.Decode(&v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return fmt.Errorf("trailing data")
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("trailing data after the JSON value")
 	}
 	return t.compiled.Validate(v)
 }

@@ -1,0 +1,86 @@
+package toolcontract
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// The seed's set_score tool and one call to it, as raw bytes.
+const benchSetScoreDecl = `{"name":"set_score","description":"Add points to a team on the scoreboard","parameters":{"type":"object","properties":{"team":{"type":"string","enum":["home","away"]},"points":{"type":"number","description":"Points to add"}},"required":["team","points"]}}`
+
+var benchSetScoreArgs = []byte(`{"team":"home","points":3}`)
+
+func benchTool(b *testing.B) *Tool {
+	t, r := ValidateTool([]byte(benchSetScoreDecl))
+	if r != nil {
+		b.Fatal(r)
+	}
+	return t
+}
+
+// go test -run=^$ -bench=SetScore -benchmem ./backend/toolcontract
+
+func BenchmarkValidateArgsSetScore(b *testing.B) {
+	t := benchTool(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchSetScoreArgs)))
+	for b.Loop() {
+		if r := t.ValidateArgs(benchSetScoreArgs); r != nil {
+			b.Fatal(r)
+		}
+	}
+}
+
+// BenchmarkJSONSchemaV5SetScore is jsonschema/v5 alone on the same input:
+// decode (encoding/json, UseNumber, as jsonschema requires) + Validate.
+func BenchmarkJSONSchemaV5SetScore(b *testing.B) {
+	s := benchTool(b).compiled
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchSetScoreArgs)))
+	for b.Loop() {
+		dec := json.NewDecoder(bytes.NewReader(benchSetScoreArgs))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Validate(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestSetScoreRatio prints both figures and their ratio:
+// VOICEBOX_BENCH_RATIO=1 go test -run=SetScoreRatio -v ./backend/toolcontract
+func TestSetScoreRatio(t *testing.T) {
+	if os.Getenv("VOICEBOX_BENCH_RATIO") == "" {
+		t.Skip("set VOICEBOX_BENCH_RATIO=1 to measure")
+	}
+	ours := testing.Benchmark(BenchmarkValidateArgsSetScore)
+	ref := testing.Benchmark(BenchmarkJSONSchemaV5SetScore)
+	t.Logf("ours:          %s %s", ours, ours.MemString())
+	t.Logf("jsonschema/v5: %s %s", ref, ref.MemString())
+	t.Logf("ratio: ours is %.1fx faster", float64(ref.NsPerOp())/float64(ours.NsPerOp()))
+}
+
+// A refusal allocates only the Refusal and its path and message.
+func BenchmarkValidateArgsSetScoreRefused(b *testing.B) {
+	t := benchTool(b)
+	raw := []byte(`{"team":"visitors","points":3}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := t.ValidateArgs(raw); r == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
+
+func TestValidateArgsDoesNotAllocate(t *testing.T) {
+	tool, _ := ValidateTool([]byte(benchSetScoreDecl))
+	tool.ValidateArgs(benchSetScoreArgs) // warm the pool
+	if n := testing.AllocsPerRun(200, func() { tool.ValidateArgs(benchSetScoreArgs) }); n > 0 {
+		t.Errorf("ValidateArgs allocates %.1f times per call", n)
+	}
+}
