@@ -27,7 +27,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/backend/registry"
@@ -522,9 +521,4 @@ func (s *Server) known(name string) bool {
 	_, ok := s.current[name]
 	s.mu.Unlock()
 	return ok
-}
-
-// errorf is a JSON-RPC error for conditions that are not a tool's fault.
-func errorf(format string, a ...any) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(format, a...)}
 }
