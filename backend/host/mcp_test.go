@@ -1,0 +1,102 @@
+package host
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/voicebox/voicebox/backend/config"
+	"github.com/voicebox/voicebox/backend/mcpserver"
+)
+
+func newTestHost(t *testing.T) *Host {
+	t.Helper()
+	t.Setenv(mcpserver.EnvAddr, "127.0.0.1:0")
+	root := t.TempDir()
+	p := config.Paths{Workspace: filepath.Join(root, "ws"), Data: filepath.Join(root, "data")}
+	if err := os.MkdirAll(p.Workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Workspace, "board.html"), []byte("<!doctype html><title>Board</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.StopMCP)
+	return h
+}
+
+func do(t *testing.T, mux *http.ServeMux, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	var out map[string]any
+	_ = json.Unmarshal(rec.Body.Bytes(), &out)
+	return rec.Code, out
+}
+
+func TestMCPRoutesAndSwitch(t *testing.T) {
+	h := newTestHost(t)
+	h.StartMCP(false, "serve", "test")
+	mux := http.NewServeMux()
+	h.mcpRoutes(mux)
+
+	code, st := do(t, mux, "GET", "/api/mcp", "")
+	if code != 200 || st["enabled"] != false || st["running"] != false {
+		t.Fatalf("off by default: %d %v", code, st)
+	}
+	if code, _ := do(t, mux, "POST", "/api/mcp", `{"on":true}`); code != 400 {
+		t.Fatalf("a body without enabled: %d", code)
+	}
+	code, st = do(t, mux, "POST", "/api/mcp", `{"enabled":true}`)
+	if code != 200 || st["running"] != true || !strings.HasPrefix(st["url"].(string), "http://127.0.0.1:") {
+		t.Fatalf("switch on: %d %v", code, st)
+	}
+	disc := mcpserver.DiscoveryPath(h.Paths.Data)
+	if _, err := os.Stat(disc); err != nil {
+		t.Fatalf("no discovery file: %v", err)
+	}
+	if !h.Settings.Get().MCPEnabled {
+		t.Fatal("the switch was not saved in the shared settings")
+	}
+	code, cfg := do(t, mux, "GET", "/api/mcp/config", "")
+	if code != 200 || !strings.Contains(cfg["config"].(string), `"mcpServers"`) || !strings.Contains(cfg["config"].(string), st["url"].(string)) {
+		t.Fatalf("client config: %d %v", code, cfg)
+	}
+	old := st["token"]
+	code, st = do(t, mux, "POST", "/api/mcp/token", `{}`)
+	if code != 200 || st["token"] == old || st["running"] != true {
+		t.Fatalf("rotate: %d %v", code, st)
+	}
+	h.StopMCP()
+	if _, err := os.Stat(disc); !os.IsNotExist(err) {
+		t.Fatalf("StopMCP left the discovery file: %v", err)
+	}
+}
+
+func TestMCPForcedAndCatalog(t *testing.T) {
+	h := newTestHost(t)
+	h.StartMCP(true, "desktop", "test") // --mcp
+	st := h.MCP.Status()
+	if !st.Running || !st.Forced || h.Settings.Get().MCPEnabled {
+		t.Fatalf("--mcp: %+v (saved switch %v)", st, h.Settings.Get().MCPEnabled)
+	}
+	d, err := mcpserver.ReadDiscovery(h.Paths.Data)
+	if err != nil || d.Mode != "desktop" || d.URL != st.URL {
+		t.Fatalf("discovery %+v: %v", d, err)
+	}
+	cat := h.catalog()
+	if len(cat) != 1 || cat[0].Title != "Board" || cat[0].Kind != "page" || cat[0].FileName != "board.html" {
+		t.Fatalf("catalog = %+v", cat)
+	}
+}
