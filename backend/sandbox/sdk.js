@@ -21,7 +21,7 @@
       removeItem: function (k) { m.delete(String(k)); },
       clear: function () { m.clear(); }
     };
-    Object.defineProperty(api, "length", { get: function () { return m.size; } });
+    Object.defineProperty(api, "length", { configurable: true, get: function () { return m.size; } });
     return new Proxy(api, {
       get: function (t, p) { if (typeof p === "symbol" || p in t) return t[p]; return m.has(p) ? m.get(p) : undefined; },
       set: function (t, p, v) { if (typeof p === "symbol" || p in t) return false; m.set(p, String(v)); return true; },
