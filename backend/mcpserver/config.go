@@ -12,6 +12,9 @@ import (
 // in every client and follows the app to whatever port it got); "voicebox-http" talks Streamable HTTP to the
 // running app directly with the bearer token (for clients that take a URL). The token is made on first use.
 func ClientConfig(dataDir string) ([]byte, error) {
+	if d, err := ReadDiscovery(dataDir); err == nil { // running: exactly what it answers to
+		return ClientConfigFor(executable(), dataDir, d.URL, d.Token)
+	}
 	st, err := settings.Open(dataDir)
 	if err != nil {
 		return nil, err

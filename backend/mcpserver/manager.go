@@ -104,6 +104,7 @@ func (m *Manager) Start(forced bool) (Status, error) {
 
 // SetEnabled flips the Settings switch, saves it, and starts or stops the server now.
 func (m *Manager) SetEnabled(on bool) (Status, error) {
+	m.adoptDiskToken() // before this write replaces the file
 	if _, err := m.o.Settings.Update(func(v *settings.Values) { v.MCPEnabled = on }); err != nil {
 		return m.Status(), err
 	}
@@ -192,6 +193,7 @@ func (m *Manager) startLocked() error {
 }
 
 func (m *Manager) tryStartLocked() error {
+	m.adoptDiskToken()
 	token, err := m.o.Settings.MCPToken()
 	if err != nil {
 		return err
@@ -230,6 +232,25 @@ func (m *Manager) tryStartLocked() error {
 	}
 	m.srv, m.httpSrv, m.disc = srv, httpSrv, disc
 	return nil
+}
+
+// adoptDiskToken takes the token `voicebox mcp --print-config` may have written to settings.json while
+// this app was running without one, so the config a person already pasted into a client keeps working.
+func (m *Manager) adoptDiskToken() {
+	if m.o.Settings.Get().MCPToken != "" {
+		return
+	}
+	disk, err := settings.Open(m.o.DataDir)
+	if err != nil {
+		return
+	}
+	if tok := disk.Get().MCPToken; tok != "" {
+		_, _ = m.o.Settings.Update(func(v *settings.Values) {
+			if v.MCPToken == "" {
+				v.MCPToken = tok
+			}
+		})
+	}
 }
 
 func (m *Manager) stopLocked() {

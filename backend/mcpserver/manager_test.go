@@ -163,6 +163,29 @@ func TestManagerForcedAndRotate(t *testing.T) {
 	}
 }
 
+func TestManagerAdoptsThePrintedToken(t *testing.T) {
+	x := newManaged(t, "127.0.0.1:0")
+	// `voicebox mcp --print-config` ran while the app was up without a token: it wrote one to disk.
+	b, err := ClientConfig(x.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, _ := settings.Open(x.dir)
+	printed := disk.Get().MCPToken
+	if printed == "" || !strings.Contains(string(b), printed) {
+		t.Fatalf("print-config made no token:\n%s", b)
+	}
+	st, err := x.m.SetEnabled(true)
+	if err != nil || st.Token != printed {
+		t.Fatalf("the app made its own token %q instead of the printed %q (%v)", st.Token, printed, err)
+	}
+	// While it runs, print-config prints what the running server answers to.
+	b, _ = ClientConfig(x.dir)
+	if !strings.Contains(string(b), st.URL) || !strings.Contains(string(b), st.Token) {
+		t.Fatalf("print-config while running:\n%s", b)
+	}
+}
+
 func TestManagerFallsBackToAFreePort(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
