@@ -34,7 +34,7 @@ const ui = {
   start: el("button", { type: "button", id: "session-start" }, "Start"),
   stop: el("button", { type: "button", id: "session-stop", hidden: true }, "Stop"),
   mode: el("select", { id: "session-mode", title: "Microphone" },
-    el("option", { value: "push-to-talk" }, "Push to talk (hold Space)"), el("option", { value: "always" }, "Always listening")),
+    el("option", { value: "push-to-talk" }, "Push to talk (Space)"), el("option", { value: "always" }, "Always listening")),
   talk: el("button", { type: "button", id: "session-talk", title: "Hold to talk (or hold Space)", disabled: true }, "Hold to talk"),
   meter: el("div", { id: "session-meter", class: "level", role: "meter", "aria-label": "Microphone level", "aria-valuemin": "0", "aria-valuemax": "100" },
     el("span", { class: "bar" })),
@@ -66,6 +66,7 @@ function mount() {
 
 function shownState() {
   if (pending) return pending;
+  if (talking && LIVE.has(status.state)) return "listening";
   if (status.state === "listening" && player.playing()) return "speaking";
   return status.state || "idle";
 }
@@ -152,6 +153,7 @@ const player = {
   playing() { return this.sources.size > 0; },
   play(buf) {
     this.played += buf.byteLength;
+    if (talking) return; // the person is speaking over the model: what it still sends is dropped
     const i16 = new Int16Array(buf);
     if (!i16.length) return;
     const ctx = context();
