@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/menu"
@@ -111,6 +113,16 @@ func (a *App) startup(ctx context.Context) {
 	}
 	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.
 	a.host.StartMCP(a.mcp, "desktop", version)
+	// Ctrl+C or a session's SIGTERM quits the way the menu does, so the MCP discovery file goes too.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+			runtime.Quit(ctx)
+		case <-ctx.Done():
+		}
+	}()
 	evs, cancel := a.host.Bus.Subscribe(256)
 	go func() {
 		defer cancel()
