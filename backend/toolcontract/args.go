@@ -295,7 +295,9 @@ func (v *validator) value(s *snode) bool {
 
 func (v *validator) object(s *snode) bool {
 	v.i++ // '{'
-	var seen [4]uint64
+	// one bit per declared property; a property costs at least two schema
+	// nodes, so MaxSchemaNodes/2 bits always suffice
+	var seen [(MaxSchemaNodes/2 + 63) / 64]uint64
 	base := len(v.keys)
 	var set map[string]struct{}
 	v.ws()

@@ -83,4 +83,11 @@ func TestValidateArgsDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(200, func() { tool.ValidateArgs(benchSetScoreArgs) }); n > 0 {
 		t.Errorf("ValidateArgs allocates %.1f times per call", n)
 	}
+	busy := []byte(`{"te\u0061m":"h\u006fme","points":-1.5e1,"x":[true,null,{"a":false,"b":"\ud83d\ude00"}],"y":{"z":[]}}`)
+	if r := tool.ValidateArgs(busy); r != nil {
+		t.Fatal(r)
+	}
+	if n := testing.AllocsPerRun(200, func() { tool.ValidateArgs(busy) }); n > 0 {
+		t.Errorf("ValidateArgs allocates %.1f times per call on escapes and literals", n)
+	}
 }

@@ -138,7 +138,11 @@ func refuse(code, path, format string, a ...any) *Refusal {
 	return &Refusal{Refused: code, Path: path, Message: fmt.Sprintf(format, a...)}
 }
 
-// Tool is a normalized, accepted declaration.
+// Tool is a normalized, accepted declaration. Only ValidateTool and
+// RegisterAll make usable Tools: a Tool built any other way (a literal, or
+// json.Unmarshal of a stored one) has no enforced schema and every call to it
+// fails closed with unknown-tool; re-validate stored declarations instead.
+// A Tool is immutable and safe for concurrent use.
 type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

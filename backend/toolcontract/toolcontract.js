@@ -503,7 +503,8 @@
   var api = Object.freeze({
     limits: LIMITS, validateTool: validateTool, validateArgs: validateArgs, registerAll: registerAll,
     validateCall: validateCall, checkOutput: checkOutput, timeoutRefusal: timeoutRefusal,
-    utf8Length: utf8Length
+    utf8Length: utf8Length,
+    validateWebMcpTool: validateTool, validateMiniAppToolArgs: validateArgs // the seed's names
   });
   root.VoiceboxToolContract = api;
   if (typeof module === "object" && module.exports) module.exports = api;
