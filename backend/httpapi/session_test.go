@@ -173,6 +173,18 @@ func TestSessionRoutesAndAudioSocket(t *testing.T) {
 	if got := up.AudioBytes(); got < 23900 || got > 24100 {
 		t.Fatalf("%d bytes upstream before the commit", got)
 	}
+	// Relay latency, both ways, on loopback: one 40 ms chunk at the provider's rate goes up as one append;
+	// the model's first audio delta comes down as one binary frame.
+	t0 := time.Now()
+	ws.Write(ctx, websocket.MessageText, []byte(`{"type":"ptt","down":true}`))
+	ws.Write(ctx, websocket.MessageBinary, make([]byte, 3840)) // 40 ms at 48 kHz
+	if _, err := up.Await(ctx, "append", func(m voicetest.Msg) bool { return m.Type == "input_audio_buffer.append" }); err != nil {
+		t.Fatal(err)
+	}
+	upLatency := time.Since(t0)
+	ws.Write(ctx, websocket.MessageText, []byte(`{"type":"ptt","down":false}`))
+	up.AwaitType(ctx, "response.create")
+	t1 := time.Now()
 	up.Speak("r1", "hi", make([]byte, 4800))
 	n := 0
 	for n < 4800 {
@@ -181,6 +193,9 @@ func TestSessionRoutesAndAudioSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		if typ == websocket.MessageBinary {
+			if n == 0 {
+				t.Logf("relay latency on loopback: microphone frame → provider append %s; provider audio delta → room frame %s", upLatency.Round(10*time.Microsecond), time.Since(t1).Round(10*time.Microsecond))
+			}
 			n += len(b)
 		}
 	}

@@ -258,3 +258,23 @@ func TestInputPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkResample48to24 is the cost of one 20 ms microphone frame at 48 kHz on its way to OpenAI.
+func BenchmarkResample48to24(b *testing.B) {
+	r := NewResampler(48000, 24000)
+	frame := sine(48000, 440, 960, 8000)
+	b.SetBytes(int64(len(frame) * 2))
+	for b.Loop() {
+		r.Process(frame)
+	}
+}
+
+// BenchmarkResample48to16 is the same frame on its way to Gemini.
+func BenchmarkResample48to16(b *testing.B) {
+	r := NewResampler(48000, 16000)
+	frame := sine(48000, 440, 960, 8000)
+	b.SetBytes(int64(len(frame) * 2))
+	for b.Loop() {
+		r.Process(frame)
+	}
+}
