@@ -3,6 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
@@ -99,3 +101,47 @@ func (a *api) registryRoutes(mux *http.ServeMux) {
 }
 
 func ok() map[string]bool { return map[string]bool{"ok": true} }
+
+// roomStreams counts each room's open event streams. A room whose last stream ended and that did not come
+// back within the grace period (EventSource reconnects on its own) has closed or reloaded: Goodbye.
+type roomStreams struct {
+	grace time.Duration
+	mu    sync.Mutex
+	open  map[string]int
+	gen   map[string]int
+}
+
+func newRoomStreams(grace time.Duration) *roomStreams {
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	return &roomStreams{grace: grace, open: map[string]int{}, gen: map[string]int{}}
+}
+
+// roomStream says hello for room and returns what to call when its stream ends.
+func (a *api) roomStream(room string) func() {
+	rs := a.streams
+	_ = a.o.Registry.Hello(room)
+	rs.mu.Lock()
+	rs.open[room]++
+	rs.gen[room]++
+	rs.mu.Unlock()
+	return func() {
+		rs.mu.Lock()
+		rs.open[room]--
+		gen := rs.gen[room]
+		rs.mu.Unlock()
+		time.AfterFunc(rs.grace, func() {
+			rs.mu.Lock()
+			gone := rs.open[room] == 0 && rs.gen[room] == gen
+			if gone {
+				delete(rs.open, room)
+				delete(rs.gen, room)
+			}
+			rs.mu.Unlock()
+			if gone {
+				_ = a.o.Registry.Goodbye(room)
+			}
+		})
+	}
+}

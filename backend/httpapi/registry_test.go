@@ -48,13 +48,14 @@ func newRegFixture(t *testing.T) *regFixture {
 	f.sb = sandbox.New(sandbox.Options{Hostname: "localhost", RoomOrigin: Origin(f.host)}, strings.TrimPrefix(f.box.URL, "http://"))
 	boxHandler = f.sb
 	handler = New(Options{
-		Host:     f.host,
-		Room:     fstest.MapFS{"index.html": {Data: []byte("room")}},
-		Store:    services.NewStoreService(st, nil),
-		Bus:      f.bus,
-		Config:   func() services.RoomConfig { return services.RoomConfig{Mode: "serve", Guard: true} },
-		Registry: services.NewRegistryService(f.reg, f.sb),
-		Sandbox:  services.NewSandboxService(f.sb, st, documents.NewTable()),
+		Host:      f.host,
+		Room:      fstest.MapFS{"index.html": {Data: []byte("room")}},
+		Store:     services.NewStoreService(st, nil),
+		Bus:       f.bus,
+		Config:    func() services.RoomConfig { return services.RoomConfig{Mode: "serve", Guard: true} },
+		Registry:  services.NewRegistryService(f.reg, f.sb),
+		Sandbox:   services.NewSandboxService(f.sb, st, documents.NewTable()),
+		RoomGrace: 100 * time.Millisecond,
 	})
 	return f
 }
@@ -265,8 +266,26 @@ func TestEventStreamGoodbye(t *testing.T) {
 	if status, body := f.do(t, "POST", "/api/mini-app/tools", `{"room":"r9","appId":"app_x","title":"X","tools":[`+echoTool+`]}`, nil); status != 200 {
 		t.Fatalf("register: %d %v", status, body)
 	}
+	// A reconnect within the grace period keeps the room.
+	open := func() (*http.Response, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/api/events?room=r9", nil)
+		res, err := f.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = bufio.NewReader(res.Body).ReadString('\n')
+		return res, cancel
+	}
 	cancel()
 	res.Body.Close()
+	res2, cancel2 := open()
+	time.Sleep(300 * time.Millisecond)
+	if len(f.reg.Apps()) != 1 {
+		t.Fatal("a reconnecting room lost its apps")
+	}
+	cancel2()
+	res2.Body.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for len(f.reg.Apps()) != 0 {
 		if time.Now().After(deadline) {

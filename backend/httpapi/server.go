@@ -25,6 +25,8 @@ type Options struct {
 	// room's event stream (/api/events?room=<id>) ending says Goodbye for that room.
 	Registry *services.RegistryService
 	Sandbox  *services.SandboxService
+	// RoomGrace is how long a room may stay without an event stream (a reconnect) before Goodbye; 0: 5 s.
+	RoomGrace time.Duration
 }
 
 // Origin is the room's own origin for a bound host:port.
@@ -33,7 +35,7 @@ func Origin(host string) string { return "http://" + host }
 // New returns the whole handler, door included.
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
-	a := &api{o: o}
+	a := &api{o: o, streams: newRoomStreams(o.RoomGrace)}
 	mux.HandleFunc("/api/mini-apps", a.miniApps)
 	mux.HandleFunc("GET /api/file", a.file)
 	mux.HandleFunc("GET /api/config", a.config)
@@ -63,7 +65,10 @@ func New(o Options) http.Handler {
 	return &door{host: o.Host, origin: Origin(o.Host), next: mux}
 }
 
-type api struct{ o Options }
+type api struct {
+	o       Options
+	streams *roomStreams // the rooms whose event streams are open (registry.go)
+}
 
 func (a *api) reply(w http.ResponseWriter, v any, err error) {
 	if err != nil {
@@ -121,8 +126,7 @@ func (a *api) events(w http.ResponseWriter, r *http.Request) {
 	ch, cancel := a.o.Bus.Subscribe(256)
 	defer cancel()
 	if room := r.URL.Query().Get("room"); room != "" && a.o.Registry != nil {
-		_ = a.o.Registry.Hello(room)
-		defer func() { _ = a.o.Registry.Goodbye(room) }()
+		defer a.roomStream(room)()
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
