@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Gemini Live (BidiGenerateContent) over WebSocket. Client messages: setup, realtimeInput (audio,
@@ -211,12 +212,31 @@ func (d *geminiDriver) toolsChanged() {
 	}
 	busy := d.turnActive || d.inflight > 0
 	if busy {
-		d.dirty = true
+		d.markDirty()
 	}
 	d.mu.Unlock()
 	if !busy {
 		d.c.replace("tools changed")
 	}
+}
+
+// resumeWithin bounds how long new tools wait for a turn that never ends (a model that went quiet).
+const resumeWithin = 20 * time.Second
+
+// markDirty schedules a resume at the end of the turn, or after resumeWithin at the latest (d.mu held).
+func (d *geminiDriver) markDirty() {
+	if d.dirty {
+		return
+	}
+	d.dirty = true
+	time.AfterFunc(resumeWithin, func() {
+		d.mu.Lock()
+		stuck := d.dirty && d.inflight == 0
+		d.mu.Unlock()
+		if stuck {
+			d.c.replace("tools changed")
+		}
+	})
 }
 
 func (d *geminiDriver) keys() (string, string) {
@@ -302,7 +322,7 @@ func (d *geminiDriver) handle(b []byte) {
 	if msg.GoAway != nil {
 		d.mu.Lock()
 		busy := d.turnActive || d.inflight > 0
-		d.dirty = true
+		d.markDirty()
 		d.mu.Unlock()
 		if !busy {
 			d.c.replace("server going away")

@@ -304,8 +304,14 @@ func (d *openaiDriver) handle(b []byte) {
 	case "input_audio_buffer.speech_started":
 		m.cfg.Bus.Publish(EventInterrupt, nil)
 		m.setStatus(s, func(st *Status) { st.State = StateListening })
-	case "input_audio_buffer.speech_stopped", "input_audio_buffer.committed":
+	case "input_audio_buffer.speech_stopped":
 		m.setStatus(s, func(st *Status) { st.State = StateThinking })
+	case "input_audio_buffer.committed":
+		// The person's turn: hold its place in the transcript until its transcription arrives.
+		m.line(s, "user", ev.ItemID, pendingText, false, false)
+		m.setStatus(s, func(st *Status) { st.State = StateThinking })
+	case "conversation.item.input_audio_transcription.failed":
+		m.line(s, "user", ev.ItemID, "(not transcribed)", false, true)
 	case "response.function_call_arguments.done":
 		if ev.CallID != "" && ev.Name != "" {
 			d.enqueue(ev.ResponseID, oaCall{callID: ev.CallID, name: ev.Name, args: argsJSON(ev.Arguments)})

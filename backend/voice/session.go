@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -142,6 +143,9 @@ type Line struct {
 
 // maxLines bounds the transcript kept in Go.
 const maxLines = 500
+
+// pendingText holds the place of words being transcribed, so the person's line comes before the answer.
+const pendingText = "…"
 
 // Config is what a Manager works with. Bus and Registry are required.
 type Config struct {
@@ -543,7 +547,9 @@ func (m *Manager) line(s *session, role, key, text string, delta, final bool) {
 		m.lineIdx[id] = i
 	}
 	l := &m.lines[i]
-	if delta {
+	if delta && l.Text == pendingText {
+		l.Text = text
+	} else if delta {
 		l.Text += text
 	} else if text != "" || final {
 		if text != "" {
@@ -792,8 +798,11 @@ func (s *session) scrub(msg string) string {
 		msg = strings.ReplaceAll(msg, s.key, "***")
 		msg = strings.ReplaceAll(msg, url.QueryEscape(s.key), "***")
 	}
-	return msg
+	// Providers quote a refused key masked ("sk-proj-****abcd", "AIza…"); none of it goes further.
+	return keyLike.ReplaceAllString(msg, "***")
 }
+
+var keyLike = regexp.MustCompile(`\b(sk-[A-Za-z0-9*_.-]{4,}|AIza[A-Za-z0-9_*-]{8,})`)
 
 func isFatal(err error) bool {
 	var e *Error

@@ -885,3 +885,28 @@ func TestGeminiDropWithoutHandleReplaysTranscript(t *testing.T) {
 		t.Fatal("no handle was offered")
 	}
 }
+
+func TestOpenAIUserLineKeepsItsPlaceAndErrorsAreScrubbed(t *testing.T) {
+	r := newRig(t, voice.ProviderOpenAI)
+	c := r.start(voice.ProviderOpenAI)
+	ctx := ctxT(t, 5*time.Second)
+	r.m.PushToTalk(true)
+	r.m.SendAudio(make([]byte, 1920), 24000)
+	r.m.PushToTalk(false)
+	c.AwaitType(ctx, "response.create") // the fake answered the commit with input_audio_buffer.committed
+	c.Speak("resp_1", "Sure.", nil)
+	waitFor(t, "the answer", func() bool { l := r.m.Transcript(); return len(l) == 2 && l[1].Final })
+	// The transcription of the person's words arrives after the answer, as it does upstream.
+	c.UserTranscript("item_in_1", "turn it up")
+	waitFor(t, "the user's words", func() bool { return r.m.Transcript()[0].Text == "turn it up" })
+	l := r.m.Transcript()
+	if l[0].Role != "user" || !l[0].Final || l[1].Text != "Sure." {
+		t.Fatalf("%+v", l)
+	}
+	c.Error("invalid_api_key", "Incorrect API key provided: sk-proj-****************abcd. You can find your API key at …")
+	waitFor(t, "the notice", func() bool { return len(r.events(events.Notice)) > 0 })
+	msg := r.events(events.Notice)[0].Data.(map[string]string)["message"]
+	if strings.Contains(msg, "abcd") || !strings.Contains(msg, "Incorrect API key provided: ***") {
+		t.Fatalf("notice %q", msg)
+	}
+}

@@ -407,7 +407,7 @@ func voiceGemini(t *testing.T, p *chromiumPage, s *server, fake *voicetest.Serve
 	}
 	waitPage(t, p, "listening", `return window.voicebox.session.state === "listening";`)
 
-	// A cancelled call: the model withdraws it, and no answer goes back for it.
+	// After the resume the app's tool is one of the session's own functions.
 	c2.ToolCall(voicetest.Call{ID: "g_direct", Name: setScore, Args: `{"team":"home","points":5}`})
 	if _, err := c2.AwaitType(ctx, "toolResponse"); err != nil {
 		t.Fatal(err)
