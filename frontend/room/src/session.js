@@ -290,11 +290,11 @@ const mic = {
     document.body.dataset.mic = this.state;
     try {
       const ctx = context();
-      await ctx.audioWorklet.addModule("src/audio-worklet.js");
+      const worklet = Boolean(ctx.audioWorklet && window.AudioWorkletNode);
+      if (worklet) await ctx.audioWorklet.addModule("src/audio-worklet.js");
       const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true } });
       if (this.state !== "starting") { stream.getTracks().forEach((t) => t.stop()); return; }
-      const node = new AudioWorkletNode(ctx, "voicebox-capture", { processorOptions: { batch: Math.round(ctx.sampleRate / 50) } });
-      node.port.onmessage = (ev) => this.frame(ev.data);
+      const node = worklet ? this.workletNode(ctx) : this.scriptNode(ctx);
       const source = ctx.createMediaStreamSource(stream);
       const mute = ctx.createGain();
       mute.gain.value = 0;
@@ -308,10 +308,35 @@ const mic = {
     }
     document.body.dataset.mic = this.state;
   },
+  workletNode(ctx) {
+    const node = new AudioWorkletNode(ctx, "voicebox-capture", { processorOptions: { batch: Math.round(ctx.sampleRate / 50) } });
+    node.port.onmessage = (ev) => this.frame(ev.data);
+    return node;
+  },
+  // Where AudioWorklet is missing, the older ScriptProcessorNode does the same conversion on the main thread.
+  scriptNode(ctx) {
+    const node = ctx.createScriptProcessor(2048, 1, 1);
+    node.onaudioprocess = (ev) => {
+      const ch = ev.inputBuffer.getChannelData(0);
+      const pcm = new Int16Array(ch.length);
+      let sum = 0;
+      for (let i = 0; i < ch.length; i++) {
+        const v = Math.max(-1, Math.min(1, ch[i]));
+        sum += v * v;
+        pcm[i] = v < 0 ? v * 0x8000 : v * 0x7fff;
+      }
+      this.frame({ pcm: pcm.buffer, level: Math.sqrt(sum / ch.length) });
+    };
+    return node;
+  },
   stop() {
     if (this.stream) this.stream.getTracks().forEach((t) => t.stop());
     if (this.source) this.source.disconnect();
-    if (this.node) { this.node.port.onmessage = null; this.node.disconnect(); }
+    if (this.node) {
+      if (this.node.port) this.node.port.onmessage = null;
+      this.node.onaudioprocess = null;
+      this.node.disconnect();
+    }
     Object.assign(this, { stream: null, node: null, source: null, state: "off", level: 0 });
     document.body.dataset.mic = this.state;
     meter(0);
