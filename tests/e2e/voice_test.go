@@ -442,3 +442,56 @@ func voiceRefusedKey(t *testing.T, p *chromiumPage, s *server) {
 	waitPage(t, p, "the error state", `return window.voicebox.session.state === "error" && document.getElementById("session-message").textContent.includes("refused the API key");`)
 	s.api(t, "POST", "/api/settings", map[string]any{"geminiKey": ""}, nil)
 }
+
+// TestVoiceWebKit runs the session panel in WebKitGTK, the desktop's engine (served, so without the mic):
+// a typed turn, the model's function calls reaching the app, its audio and transcript in the room.
+func TestVoiceWebKit(t *testing.T) {
+	oa := voicetest.NewOpenAI(voiceKey)
+	defer oa.Close()
+	t.Setenv("VOICEBOX_OPENAI_URL", oa.URL())
+	t.Setenv("OPENAI_API_KEY", voiceKey)
+	s := startServer(t)
+	p := openWebKit(t, s.url)
+	openRoom(t, p)
+	waitPage(t, p, "the session panel", `return !!(window.voicebox && window.voicebox.session);`)
+	var st struct {
+		State string `json:"state"`
+	}
+	eval(t, p, &st, `return await window.voicebox.session.start("openai");`)
+	if st.State != "listening" {
+		t.Fatalf("%+v", st)
+	}
+	ctx := awaitCtx(t)
+	c, err := oa.Accept(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entry struct {
+		Slug string `json:"slug"`
+	}
+	s.api(t, "GET", "/api/mini-apps?ref=voice_scoreboard.html", nil, &entry)
+	setScore := entry.Slug + "__set_score"
+	eval(t, p, nil, `await window.voicebox.session.sendText("open the scoreboard, one for away");`)
+	c.AwaitType(ctx, "response.create")
+	c.FunctionCalls("r1",
+		voicetest.Call{ID: "w_launch", Name: "launch_mini_app", Args: `{"ref":"voice_scoreboard.html"}`},
+		voicetest.Call{ID: "w_score", Name: setScore, Args: `{"team":"away","points":1}`},
+		voicetest.Call{ID: "w_bad", Name: setScore, Args: `{"team":"away","points":true}`},
+	)
+	if _, err := c.AwaitType(ctx, "response.create"); err != nil {
+		t.Fatal(err)
+	}
+	launchOut, _ := voicetest.OutputFor(c.Messages(), "w_launch")
+	appID, _ := launchOut["result"].(map[string]any)["appId"].(string)
+	if out, _ := voicetest.OutputFor(c.Messages(), "w_bad"); out["refused"] != "invalid-argument-type" {
+		t.Fatalf("w_bad %v", out)
+	}
+	if b := readBoard(t, p, appID); b.Away != "1" || b.Seen != "1" {
+		t.Fatalf("the app shows %+v", b)
+	}
+	c.Speak("r2", "Away has one.", make([]byte, 9600))
+	waitPage(t, p, "audio and transcript", `return window.voicebox.session.playedBytes >= 9600 && [...document.querySelectorAll("#transcript li")].some((li) => li.textContent.includes("Away has one."));`)
+	eval(t, p, nil, `document.getElementById("open-settings").click();`)
+	waitPage(t, p, "the Settings dialog", `return document.getElementById("settings-dialog").open && document.getElementById("settings-openai-key-state").textContent.includes("set") && !!document.querySelector("#settings-mcp #mcp-settings");`)
+	eval(t, p, nil, `await window.voicebox.session.stop();`)
+}
