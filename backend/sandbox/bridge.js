@@ -31,7 +31,7 @@
   var MAX_OUT = LIMITS.maxOutputBytes;
   var TIMEOUT_MSG = "tool execution timed out after " + TIMEOUT + "ms";
   var OUT_MSG = "output over budget (max 64KB)";
-  var IMPLICIT_READY_MS = 1500; // a page that never calls ready() is ready this long after it loads
+  var IMPLICIT_READY_MS = 1000; // a page that never calls ready() is ready this long after it loads
   var MAX_ERROR = 2048;
 
   var roomPort = null, outbox = [];
@@ -129,13 +129,11 @@
     implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, 10000);
   }
 
+  // A load with no hello since the previous one is a document without the SDK (the app navigated away):
+  // it has no tools. (The SDK also says "unloading" on pagehide; this is the backstop.)
   function onInnerLoad() {
-    if (!helloSinceLoad) reset(); // a document without the SDK (or one that navigated away) has no tools
+    if (!helloSinceLoad) reset();
     helloSinceLoad = false;
-    if (innerPort && !ready) {
-      clearTimeout(implicitTimer);
-      implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, IMPLICIT_READY_MS);
-    }
   }
 
   function markReady(implicit) {
@@ -152,6 +150,13 @@
       case "register_tool": onRegister(d); break;
       case "unregister_tool": onUnregister(d); break;
       case "ready": if (!ready) markReady(false); break;
+      case "loaded":
+        if (!ready) {
+          clearTimeout(implicitTimer);
+          implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, IMPLICIT_READY_MS);
+        }
+        break;
+      case "unloading": reset(); break;
       case "pong": if (roomPort) roomPort.postMessage({ type: "pong", id: d.id }); break;
     }
   }

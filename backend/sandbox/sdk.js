@@ -70,6 +70,10 @@
     for (var i = 0; i < q.length; i++) port.postMessage(q[i]);
   }
   window.addEventListener("message", onWindowMessage, true);
+  // Over the port, so in order with the registrations: the document finished loading (a page that never
+  // calls ready() is ready a moment later), and the document is going away (its tools go with it).
+  window.addEventListener("load", function () { send({ type: "loaded" }); });
+  window.addEventListener("pagehide", function () { send({ type: "unloading" }); });
 
   function reply(callId, ok, value) {
     if (!port) return;

@@ -497,3 +497,60 @@ func caseHostile(t *testing.T, p page, s *server) {
 	}
 	closeApp(t, p, app.AppID)
 }
+
+// caseWindows: several apps open at once, each in its own pop-over with a title bar; a page without tools or
+// ready() still opens (implicitly ready once loaded); touching a window brings it to the front; its close
+// button closes the app and its tools.
+func caseWindows(t *testing.T, p page, s *server) {
+	plain := launch(t, p, "plain.html")
+	if len(plain.Tools) != 0 {
+		t.Fatalf("plain page tools: %v", plain.names())
+	}
+	var r struct {
+		Titles  []string `json:"titles"`
+		Front   bool     `json:"front"`
+		Apps    []string `json:"apps"`
+		Windows int      `json:"windows"`
+	}
+	eval(t, p, &r, `
+		const wins = () => [...document.querySelectorAll("#mini-app-container .mini-app-window")];
+		const titles = wins().map((w) => w.querySelector(".mini-app-title").textContent).sort();
+		const byId = (id) => wins().find((w) => w.dataset.appId === id);
+		const other = wins().find((w) => w.dataset.appId !== %[1]s);
+		other.dispatchEvent(new PointerEvent("pointerdown", {bubbles: true}));
+		const front = Number(other.style.zIndex) > Number(byId(%[1]s).style.zIndex);
+		byId(%[1]s).querySelector(".mini-app-close").click();
+		for (let i = 0; i < 100 && window.voicebox.apps().some((a) => a.appId === %[1]s); i++) await new Promise((res) => setTimeout(res, 20));
+		return {titles, front, apps: window.voicebox.apps().map((a) => a.appId), windows: wins().length};`, js(plain.AppID))
+	if len(r.Titles) < 2 || !r.Front {
+		t.Fatalf("windows: %+v", r)
+	}
+	for _, id := range r.Apps {
+		if id == plain.AppID {
+			t.Fatalf("the close button left the app open: %+v", r)
+		}
+	}
+	if r.Windows != len(r.Titles)-1 {
+		t.Fatalf("window count after close: %+v", r)
+	}
+	var apps struct {
+		Apps []struct {
+			AppID string `json:"appId"`
+		} `json:"apps"`
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s.api(t, "GET", "/api/mini-app/tools", nil, &apps)
+		still := false
+		for _, a := range apps.Apps {
+			still = still || a.AppID == plain.AppID
+		}
+		if !still {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Go's registry kept the closed app")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

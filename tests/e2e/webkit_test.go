@@ -186,6 +186,7 @@ func TestWebKit(t *testing.T) {
 	t.Run("standards mode kept", func(t *testing.T) { caseStandardsMode(t, p) })
 	t.Run("hostile app", func(t *testing.T) { caseHostile(t, p, s) })
 	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
+	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {
 		var id string
