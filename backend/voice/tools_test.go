@@ -147,3 +147,74 @@ func TestModelJSON(t *testing.T) {
 		t.Fatal(string(bad.modelJSON()))
 	}
 }
+
+type shelfLibrary struct{ saved []string }
+
+func (l *shelfLibrary) List() []store.Entry {
+	return []store.Entry{{AppID: "page_notes", Title: "Notes", Slug: "notes", Kind: store.KindPage, FileName: "notes.html"},
+		{AppID: "app_timer", Title: "Timer", Slug: "timer", Kind: store.KindApp, FileName: "timer.html"}}
+}
+
+func (l *shelfLibrary) SaveRef(ref string) (store.Entry, error) {
+	if ref == "taken.html" {
+		return store.Entry{}, &store.NameTakenError{Owner: store.Entry{AppID: "app_taken"}}
+	}
+	l.saved = append(l.saved, ref)
+	return store.Entry{AppID: "app_notes", Title: "Notes", Kind: store.KindApp, FileName: "notes.html"}, nil
+}
+
+func TestVerbsListAndSave(t *testing.T) {
+	bus := events.NewBus()
+	ch, stop := bus.Subscribe(16)
+	defer stop()
+	lib := &shelfLibrary{}
+	reg := registry.New(bus)
+	score := `{"name":"set_score","description":"Add points","parameters":{"type":"object","properties":{"points":{"type":"number"}},"required":["points"]}}`
+	if _, err := reg.Register("room", "app_scoreboard", "Scoreboard", "scoreboard", []json.RawMessage{json.RawMessage(score)}); err != nil {
+		t.Fatal(err)
+	}
+	d := &dispatcher{reg: reg, lib: lib, caller: "voice:gemini", provider: ProviderGemini,
+		activity: func(a registry.Activity) { bus.Publish(registry.EventActivity, a) }}
+	res := d.call(context.Background(), VerbList, json.RawMessage(`{}`))
+	var list struct {
+		Open      []OpenApp      `json:"open"`
+		Available []CatalogEntry `json:"available"`
+	}
+	if !res.OK || json.Unmarshal(res.Result, &list) != nil {
+		t.Fatalf("%+v", res)
+	}
+	if len(list.Open) != 1 || list.Open[0].Tools[0].Name != "scoreboard__set_score" || len(list.Available) != 2 || list.Available[0].Kind != "app" {
+		t.Fatalf("%s", res.Result)
+	}
+	res = d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"notes.html"}`))
+	if !res.OK || !strings.Contains(string(res.Result), `"appId":"app_notes"`) || len(lib.saved) != 1 {
+		t.Fatalf("save %+v", res)
+	}
+	res = d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"taken.html"}`))
+	if res.Refused != store.ErrNameTaken.Error() {
+		t.Fatalf("taken %+v", res)
+	}
+	var ops []string
+	for len(ops) < 3 {
+		select {
+		case ev := <-ch:
+			if a, ok := ev.Data.(registry.Activity); ok {
+				ops = append(ops, a.Op+":"+a.AppID+":"+a.Outcome.Refused)
+			}
+		case <-time.After(time.Second):
+			t.Fatalf("activity %v", ops)
+		}
+	}
+	if strings.Join(ops, ",") != "list::,save:app_notes:,save::"+store.ErrNameTaken.Error() {
+		t.Fatalf("activity %v", ops)
+	}
+	// Through call_mini_app_tool (Gemini): validated like a direct call.
+	res = d.call(context.Background(), VerbCallTool, json.RawMessage(`{"name":"scoreboard__set_score","arguments":"{\"points\":\"x\"}"}`))
+	if res.Refused != toolcontract.CodeInvalidArgumentType {
+		t.Fatalf("%+v", res)
+	}
+	res = d.call(context.Background(), VerbCallTool, json.RawMessage(`{"name":"call_mini_app_tool","arguments":"{}"}`))
+	if res.Refused == "" {
+		t.Fatal("call_mini_app_tool called itself")
+	}
+}
