@@ -467,7 +467,7 @@ func caseHostile(t *testing.T, p page, s *server) {
 		tools: window.voicebox.tools().filter((x) => x.appId === %s).map((x) => x.name).sort(),
 		apps: window.voicebox.apps().map((a) => a.appId),
 		href: location.href, local: localStorage.getItem("vb_secret") };`, js(app.AppID))
-	if strings.Join(state.Tools, ",") != "attack,ping,report" {
+	if strings.Join(state.Tools, ",") != "attack,leave,ping,report" {
 		t.Errorf("hostile tools after spoofing: %v", state.Tools)
 	}
 	if state.Href != roomURL || state.Local != "room-local" {
@@ -495,6 +495,21 @@ func caseHostile(t *testing.T, p page, s *server) {
 	if after := s.diskState(t); after != before {
 		t.Errorf("the store changed on disk:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+	// Navigating away from the SDK takes the app's tools with it.
+	wantOK(t, "leave", callTool(t, p, app.AppID, "leave", map[string]any{}), `"leaving"`)
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		var n int
+		eval(t, p, &n, `return window.voicebox.tools().filter((x) => x.appId === %s).length;`, js(app.AppID))
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the app's tools outlived its document")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wantRefused(t, "call after navigating away", callTool(t, p, app.AppID, "ping", map[string]any{}), "unknown-tool", "")
 	closeApp(t, p, app.AppID)
 }
 
