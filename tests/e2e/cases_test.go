@@ -370,6 +370,18 @@ func caseConsoleAndTray(t *testing.T, p page) {
 	if !strings.Contains(out.Refused, "refused") || !strings.Contains(out.Refused, "missing-argument") {
 		t.Fatalf("console refusal: %q", out.Refused)
 	}
+	// Both calls are in the activity log, as Go logged them.
+	var log string
+	eval(t, p, &log, `
+		for (let i = 0; i < 100; i++) {
+			const text = document.getElementById("activity-log").textContent;
+			if (text.includes("from the console") && text.includes("missing-argument")) return text;
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		return document.getElementById("activity-log").textContent;`)
+	if !strings.Contains(log, "console") || !strings.Contains(log, "from the console") || !strings.Contains(log, "missing-argument") {
+		t.Fatalf("activity log: %q", log)
+	}
 }
 
 type hostileReport struct {
