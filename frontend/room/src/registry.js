@@ -211,7 +211,7 @@ export async function launch(what) {
   }
   const existing = apps.get(info.appId);
   if (existing) {
-    if (req.ref) { // the same stored app: bring it up rather than start it twice
+    if (req.ref || (req.document && existing.request.document === req.document)) { // the same app or file: bring it up
       call("SandboxService.Release", info.launchId).catch(() => {});
       existing.win.focus();
       return existing.whenReady(LAUNCH_TIMEOUT_MS);
