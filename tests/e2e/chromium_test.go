@@ -104,6 +104,9 @@ func openChromium(t testing.TB, url string) *chromiumPage {
 }
 
 func TestChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser end-to-end tests are skipped in -short mode")
+	}
 	s := startServer(t)
 	p := openChromium(t, s.url)
 	openRoom(t, p)

@@ -173,6 +173,9 @@ func openWebKit(t testing.TB, url string) *webkitPage {
 }
 
 func TestWebKit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser end-to-end tests are skipped in -short mode")
+	}
 	s := startServer(t)
 	p := openWebKit(t, s.url)
 	openRoom(t, p)
