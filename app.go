@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	goruntime "runtime"
+	"strconv"
 	"syscall"
 
 	"github.com/wailsapp/wails/v2"
@@ -177,7 +179,7 @@ func (a *App) menu() *menu.Menu {
 	})
 	file.AddSeparator()
 	file.AddText("Quit", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { runtime.Quit(a.ctx) })
-	m.Append(menu.EditMenu())
+	m.Append(a.editMenu())
 	help := m.AddSubmenu("Help")
 	help.AddText("About Voicebox", nil, func(*menu.CallbackData) {
 		_, _ = runtime.MessageDialog(a.ctx, runtime.MessageDialogOptions{
@@ -187,6 +189,30 @@ func (a *App) menu() *menu.Menu {
 		})
 	})
 	return m
+}
+
+// editMenu is the platform's own Edit menu on macOS. Elsewhere Wails has no roles, so the items run the
+// editing command in the room; they carry no accelerators, so Ctrl+C and friends still reach the webview
+// (and the mini-app that has focus) untouched.
+func (a *App) editMenu() *menu.MenuItem {
+	if goruntime.GOOS == "darwin" {
+		return menu.EditMenu()
+	}
+	edit := menu.NewMenu()
+	for _, item := range []struct{ label, command string }{
+		{"Undo", "undo"}, {"Redo", "redo"}, {"", ""},
+		{"Cut", "cut"}, {"Copy", "copy"}, {"Paste", "paste"}, {"", ""}, {"Select All", "selectAll"},
+	} {
+		if item.label == "" {
+			edit.AddSeparator()
+			continue
+		}
+		command := item.command
+		edit.AddText(item.label, nil, func(*menu.CallbackData) {
+			runtime.WindowExecJS(a.ctx, "document.execCommand("+strconv.Quote(command)+")")
+		})
+	}
+	return menu.SubMenu("Edit", edit)
 }
 
 func (a *App) openFolder() (*services.RoomConfig, error) {
