@@ -47,12 +47,13 @@ type Removed struct {
 	Removed []string `json:"removed"`
 }
 
-// Delete removes what the entry with this exact id owns, and nothing else.
+// Delete removes what the entry owns, and nothing else. The id resolves as a reference does (seed 000,
+// section 4: DELETE ?id=collision.html means the app), so an exact appId always names exactly one entry.
 func (s *StoreService) Delete(id string) (Removed, error) {
 	if blank(id) {
 		return Removed{}, badRequest("an id is required")
 	}
-	paths, err := s.store.Delete(id)
+	paths, err := s.store.DeleteRef(id)
 	if err != nil {
 		return Removed{}, err
 	}

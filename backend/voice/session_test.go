@@ -15,6 +15,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/backend/voice/voicetest"
@@ -26,7 +27,7 @@ type rig struct {
 	t     *testing.T
 	bus   *events.Bus
 	reg   *registry.Registry
-	room  *voicetest.Room
+	room  *registrytest.Room
 	fake  *voicetest.Server
 	m     *voice.Manager
 	evs   <-chan events.Event
@@ -35,11 +36,11 @@ type rig struct {
 	unsub func()
 }
 
-func newRig(t *testing.T, provider string, shelf ...voicetest.App) *rig {
+func newRig(t *testing.T, provider string, shelf ...registrytest.App) *rig {
 	t.Helper()
 	r := &rig{t: t, bus: events.NewBus()}
 	r.reg = registry.New(r.bus)
-	r.room = voicetest.NewRoom(r.bus, r.reg, shelf...)
+	r.room = registrytest.NewRoom(r.bus, r.reg, shelf...)
 	if provider == voice.ProviderGemini {
 		r.fake = voicetest.NewGemini(testKey)
 	} else {
@@ -135,7 +136,7 @@ func contains(list []string, s string) bool {
 
 func TestOpenAISetupDeclaresVerbsAndOpenTools(t *testing.T) {
 	r := newRig(t, voice.ProviderOpenAI)
-	if err := r.room.Open(voicetest.Scoreboard()); err != nil {
+	if err := r.room.Open(registrytest.Scoreboard()); err != nil {
 		t.Fatal(err)
 	}
 	c := r.start(voice.ProviderOpenAI)
@@ -183,7 +184,7 @@ func TestOpenAISetupDeclaresVerbsAndOpenTools(t *testing.T) {
 
 func TestOpenAIFunctionCallRunsAndAnswers(t *testing.T) {
 	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	c := r.start(voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	if err := c.FunctionCalls("resp_1", voicetest.Call{ID: "call_1", Name: "scoreboard__set_score", Args: `{"team":"home","points":3}`}); err != nil {
@@ -219,7 +220,7 @@ func TestOpenAIFunctionCallRunsAndAnswers(t *testing.T) {
 
 func TestOpenAIBadArgumentsRefusedBeforeDispatch(t *testing.T) {
 	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	c := r.start(voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	c.FunctionCalls("resp_1",
@@ -264,7 +265,7 @@ func TestOpenAIBadArgumentsRefusedBeforeDispatch(t *testing.T) {
 }
 
 func TestOpenAILaunchThenToolInOneResponse(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI, voicetest.Scoreboard())
+	r := newRig(t, voice.ProviderOpenAI, registrytest.Scoreboard())
 	c := r.start(voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	first := c.Messages()[0]
@@ -322,7 +323,7 @@ func TestOpenAIToolChangeRedeclares(t *testing.T) {
 	r := newRig(t, voice.ProviderOpenAI)
 	c := r.start(voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	m, err := c.Await(ctx, "session.update with the scoreboard", func(m voicetest.Msg) bool {
 		names, ok := voicetest.ToolNames(m)
 		return m.Type == "session.update" && ok && contains(names, "scoreboard__set_score")
@@ -345,7 +346,7 @@ func TestOpenAIToolChangeRedeclares(t *testing.T) {
 
 func TestOpenAICancelledResponseCancelsCall(t *testing.T) {
 	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	r.room.Hang(true)
 	c := r.start(voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
@@ -642,7 +643,7 @@ func TestStopAndStatus(t *testing.T) {
 
 func TestGeminiSetupAndToolCall(t *testing.T) {
 	r := newRig(t, voice.ProviderGemini)
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	c := r.start(voice.ProviderGemini)
 	if c.Query.Get("key") != testKey {
 		t.Fatalf("key param %q", c.Query.Get("key"))
@@ -687,7 +688,7 @@ func TestGeminiSetupAndToolCall(t *testing.T) {
 
 func TestGeminiCancellation(t *testing.T) {
 	r := newRig(t, voice.ProviderGemini)
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	r.room.Hang(true)
 	c := r.start(voice.ProviderGemini)
 	c.ToolCall(voicetest.Call{ID: "fc_slow", Name: "scoreboard__set_score", Args: `{"team":"home","points":1}`})
@@ -713,7 +714,7 @@ func TestGeminiToolChangeResumesWithNewDeclarations(t *testing.T) {
 	ctx := ctxT(t, 5*time.Second)
 	waitFor(t, "the handle", func() bool { return true })
 	time.Sleep(50 * time.Millisecond) // the fake offers handle-1 right after setupComplete
-	r.room.Open(voicetest.Scoreboard())
+	r.room.Open(registrytest.Scoreboard())
 	c2, err := r.fake.Accept(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -741,7 +742,7 @@ func TestGeminiToolChangeResumesWithNewDeclarations(t *testing.T) {
 }
 
 func TestGeminiLaunchThenToolInOneTurn(t *testing.T) {
-	r := newRig(t, voice.ProviderGemini, voicetest.Scoreboard())
+	r := newRig(t, voice.ProviderGemini, registrytest.Scoreboard())
 	c := r.start(voice.ProviderGemini)
 	ctx := ctxT(t, 5*time.Second)
 	r.m.SendText("open the scoreboard and give the home team three points")

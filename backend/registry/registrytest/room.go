@@ -1,4 +1,6 @@
-package voicetest
+// Package registrytest has a Go test double of the room page for tests of Go callers (voice, MCP) that
+// need no browser.
+package registrytest
 
 import (
 	"context"
