@@ -297,6 +297,9 @@ func TestWatchdogRecoversFromHungFrame(t *testing.T) {
 	if !ok {
 		t.Fatal("OnRecovered was not called")
 	}
+	if ing, ok := r.first("recovering"); !ok || ing.V != "hang" || ing.MS > rec.MS {
+		t.Errorf("OnRecovering: %+v (ok %v), want \"hang\" before OnRecovered at %d ms", ing, ok, rec.MS)
+	}
 	took := time.Duration(rec.MS-hang.MS) * time.Millisecond
 	t.Logf("recovered %v after the frame started spinning", took)
 	if took < 1500*time.Millisecond || took > 3500*time.Millisecond {
@@ -418,6 +421,7 @@ func TestTopFrameBlankIsReplacedByTheRoom(t *testing.T) {
 	if !r.logContains("a foreign document committed in the top frame (about:blank)") {
 		t.Error("the guard did not see about:blank in the top frame")
 	}
+	expect(t, r, "recovering", "navigation")
 	expect(t, r, "recovered", "true")
 	if flags := r.all("room:flag"); len(flags) != 2 || flags[1].V != "true" {
 		t.Errorf("room flags %v, want the room back with the guard", flags)

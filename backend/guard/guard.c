@@ -203,9 +203,13 @@ static void stop_ping(void)
     ping_gen++;
 }
 
-static void recover(const char *why)
+// recover restarts the web process and reloads the room. reason is one of
+// "hang", "crash", "memory" (handed to Options.OnRecovering before anything
+// is torn down); why is for the log.
+static void recover(const char *reason, const char *why)
 {
     glog("watchdog: %s; restarting the web process", why);
+    voiceboxGuardRecovering((char *)reason);
     stop_ping();
     armed = FALSE;
     recovering = 1;
@@ -246,7 +250,7 @@ static gboolean watchdog_tick(gpointer unused)
     gint64 now = g_get_monotonic_time();
     if (ping_pending) {
         if (now - last_answer_at >= (gint64)hang_ms * 1000)
-            recover("the room stopped answering");
+            recover("hang", "the room stopped answering");
         return G_SOURCE_CONTINUE;
     }
     ping_pending = TRUE;
@@ -269,6 +273,7 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
             stop_ping();
             armed = FALSE;
             if (home_uri != NULL) {
+                voiceboxGuardRecovering("navigation");
                 recovering = 1;
                 hang_detected_at = g_get_monotonic_time();
                 webkit_web_view_load_uri(wv, home_uri);
@@ -306,7 +311,10 @@ static void on_terminated(WebKitWebView *wv, WebKitWebProcessTerminationReason r
 {
     if (reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API)
         return; // our own recover()
-    recover(reason == WEBKIT_WEB_PROCESS_CRASHED ? "the web process crashed" : "the web process exceeded its memory limit");
+    if (reason == WEBKIT_WEB_PROCESS_CRASHED)
+        recover("crash", "the web process crashed");
+    else
+        recover("memory", "the web process exceeded its memory limit");
 }
 
 // ---- permissions and dialogs ----------------------------------------------

@@ -64,6 +64,17 @@ type Options struct {
 	// argument). Empty means "xdg-open".
 	Opener string
 
+	// OnRecovering is called synchronously, on the GTK thread, when the
+	// guard starts a recovery: before the web process is restarted and the
+	// room reloads, so before the reloaded room can run any script. reason
+	// is "hang" (the watchdog), "crash", "memory" (the web process went
+	// away) or "navigation" (a foreign document replaced the room). Every
+	// document of the old room is dead from this moment: a caller uses it to
+	// note which apps were open and which one to blame, and to refuse the
+	// requests that were waiting on the old room. It must not block or call
+	// into GTK/Wails.
+	OnRecovering func(reason string)
+
 	// OnRecovered is called, on its own goroutine, after the guard reloaded
 	// the room and the reloaded room finished loading: after the watchdog
 	// restarted a hung web process, after the web process crashed, or after
@@ -189,6 +200,12 @@ func external(raw string) {
 		return
 	}
 	go cmd.Wait()
+}
+
+func recovering(reason string) {
+	if opts.OnRecovering != nil {
+		opts.OnRecovering(reason)
+	}
 }
 
 func recovered() {

@@ -77,6 +77,11 @@ func voiceboxGuardExternal(uri *C.char) {
 	go external(C.GoString(uri))
 }
 
+//export voiceboxGuardRecovering
+func voiceboxGuardRecovering(reason *C.char) {
+	recovering(C.GoString(reason))
+}
+
 //export voiceboxGuardRecovered
 func voiceboxGuardRecovered(ms C.int) {
 	go recovered()

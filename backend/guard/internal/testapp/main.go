@@ -146,6 +146,9 @@ func main() {
 			record("confirm", url)
 			return !strings.Contains(url, "deny")
 		},
+		OnRecovering: func(reason string) {
+			record("recovering", reason)
+		},
 		OnRecovered: func() {
 			record("recovered", fmt.Sprint(guard.Active()))
 		},
