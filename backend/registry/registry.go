@@ -39,6 +39,7 @@ const (
 	CodeNoRoom       = "no-room"        // no room page is open to run the request
 	CodeLaunchFailed = "launch-failed"  // the room could not open the app
 	CodeRoomGone     = "room-gone"      // the room went away while the request was in flight
+	CodeRoomReloaded = "room-reloaded"  // the desktop restarted a room that stopped answering while the request was in flight
 	CodeCancelled    = "call-cancelled" // the caller gave up
 )
 
@@ -107,6 +108,7 @@ type Registry struct {
 	rooms    map[string]time.Time // room id → last seen
 	lastRoom string
 	pending  map[string]chan Reply
+	waitOn   map[string]string // pending request id → the room that must answer it
 	subs     map[chan struct{}]struct{}
 }
 
@@ -118,6 +120,7 @@ func New(bus *events.Bus) *Registry {
 		apps:    map[string]*App{},
 		rooms:   map[string]time.Time{},
 		pending: map[string]chan Reply{},
+		waitOn:  map[string]string{},
 		subs:    map[chan struct{}]struct{}{},
 	}
 }
@@ -155,9 +158,30 @@ func (r *Registry) Goodbye(room string) {
 		}
 	}
 	r.mu.Unlock()
+	r.FailRoom(room, CodeRoomGone, "the room went away before it answered")
 	if changed {
 		r.changed()
 	}
+}
+
+// FailRoom answers every request still waiting on room with a refusal (code and message) and returns how
+// many there were. The desktop calls it when its watchdog restarts a room that stopped answering.
+func (r *Registry) FailRoom(room, code, message string) int {
+	r.mu.Lock()
+	var waiting []chan Reply
+	for id, owner := range r.waitOn {
+		if owner == room {
+			waiting = append(waiting, r.pending[id])
+		}
+	}
+	r.mu.Unlock()
+	for _, ch := range waiting {
+		select {
+		case ch <- Reply{Refused: code, Message: message}:
+		default: // already answered
+		}
+	}
+	return len(waiting)
 }
 
 // Register replaces the tools of an open app with the ones that pass the tool contract, and answers a
@@ -344,10 +368,12 @@ func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool)
 	ch := make(chan Reply, 1)
 	r.mu.Lock()
 	r.pending[req.ID] = ch
+	r.waitOn[req.ID] = req.Room
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
 		delete(r.pending, req.ID)
+		delete(r.waitOn, req.ID)
 		r.mu.Unlock()
 	}()
 	timer := time.NewTimer(r.timeout)
