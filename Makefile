@@ -44,8 +44,11 @@ fuzz:
 	  done; \
 	done
 
-bench: deps
+# Go benchmarks (store discovery beside find, argument validation beside jsonschema/v5), then the sandbox's
+# round trip in headless Chromium beside a bare relay through the same frames.
+bench: deps-test build
 	$(GO) test -run '^$$' -bench . -benchmem -tags $(TAGS) ./backend/...
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run TestBenchmarkRoundTrip -v ./tests/e2e
 
 # Contributors with the Wails CLI can use live reload; see README.
 wails-dev:
