@@ -10,11 +10,8 @@ import (
 
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/services"
-	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
-
-// maxCatalog bounds what list_mini_apps reports as launchable.
-const maxCatalog = 200
 
 // initMCP prepares the MCP door (stopped): the manager that follows the Settings switch and the service
 // the room's Settings panel calls.
@@ -53,22 +50,10 @@ func (h *Host) StopMCP() {
 	}
 }
 
-// catalog is what launch_mini_app can open: the shelf's apps first, then pages.
+// catalog is what launch_mini_app can open: the shelf's apps first, then pages (as the voice session
+// lists them).
 func (h *Host) catalog() []mcpserver.CatalogEntry {
-	var apps, pages []mcpserver.CatalogEntry
-	for _, e := range h.Store.List() {
-		c := mcpserver.CatalogEntry{AppID: e.AppID, Title: e.Title, Kind: string(e.Kind), FileName: e.FileName}
-		if e.Kind == store.KindApp || e.Kind == "" {
-			apps = append(apps, c)
-		} else {
-			pages = append(pages, c)
-		}
-	}
-	out := append(apps, pages...)
-	if len(out) > maxCatalog {
-		out = out[:maxCatalog]
-	}
-	return out
+	return verbs.Catalog(h.Store.List())
 }
 
 // mcpRoutes are the HTTP twins of MCPService for `voicebox serve` (the shared door has already checked

@@ -31,16 +31,17 @@ import (
 
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 // Path is where the Streamable HTTP endpoint answers.
 const Path = "/mcp"
 
-// Host verbs, beside the apps' own tools.
+// Host verbs, beside the apps' own tools (backend/verbs does their work).
 const (
-	VerbLaunch = "launch_mini_app"
-	VerbList   = "list_mini_apps"
-	VerbClose  = "close_mini_app"
+	VerbLaunch = verbs.Launch
+	VerbList   = verbs.List
+	VerbClose  = verbs.Close
 )
 
 // CallerPrefix marks calls from MCP clients in the activity log: the caller is "mcp:<client name>".
@@ -58,12 +59,7 @@ const (
 )
 
 // CatalogEntry is a mini-app or page that launch_mini_app can open.
-type CatalogEntry struct {
-	AppID    string `json:"appId"`
-	Title    string `json:"title"`
-	Kind     string `json:"kind,omitempty"`
-	FileName string `json:"fileName,omitempty"`
-}
+type CatalogEntry = verbs.CatalogEntry
 
 // Client is one connected MCP session as the room shows it.
 type Client struct {
@@ -138,11 +134,11 @@ func New(o Options) (*Server, error) {
 		clients: map[string]*Client{},
 		done:    make(chan struct{}),
 	}
-	verbs, err := verbTools()
+	declared, err := verbTools()
 	if err != nil {
 		return nil, err
 	}
-	s.verbs = verbs
+	s.verbs = declared
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "voicebox", Title: "Voicebox mini-apps", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "Voicebox is a room of sandboxed HTML mini-apps that a person watches. Each open app's tools are " +
 			"named <app>__<tool>; launch_mini_app opens an app (its tools then appear), list_mini_apps shows what is " +

@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 // The host verbs are declared like any mini-app tool and pass the same tool contract, so their arguments
-// are refused with the same codes.
+// are refused with the same codes. The declarations are written for MCP clients; the work is backend/verbs'
+// (shared with the voice session).
 var verbDecls = map[string]string{
 	VerbLaunch: `{
   "name": "launch_mini_app",
@@ -54,24 +55,15 @@ var verbTitles = map[string]string{
 }
 
 func verbTools() (map[string]*toolcontract.Tool, error) {
-	out := map[string]*toolcontract.Tool{}
-	for name, decl := range verbDecls {
-		t, ref := toolcontract.ValidateTool([]byte(decl))
-		if ref != nil {
-			return nil, fmt.Errorf("mcpserver: host verb %s: %v", name, ref)
-		}
-		out[name] = t
+	out, err := verbs.Declare(verbDecls[VerbLaunch], verbDecls[VerbList], verbDecls[VerbClose])
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	return out, nil
 }
 
 // OpenApp is an open app as the verbs report it: its tools by their MCP names.
-type OpenApp struct {
-	AppID string   `json:"appId"`
-	Title string   `json:"title"`
-	Slug  string   `json:"slug,omitempty"`
-	Tools []string `json:"tools"`
-}
+type OpenApp = verbs.OpenApp[string]
 
 func (s *Server) verbHandler(t *toolcontract.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -80,18 +72,9 @@ func (s *Server) verbHandler(t *toolcontract.Tool) mcp.ToolHandler {
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		if len(args) == 0 {
-			args = json.RawMessage(`{}`)
-		}
-		if ref := t.ValidateArgs(args); ref != nil {
-			return result(registry.Outcome{Refused: ref.Refused, Path: ref.Path, Message: ref.Message}), nil
-		}
-		var in struct {
-			Ref   string `json:"ref"`
-			AppID string `json:"appId"`
-		}
-		if err := json.Unmarshal(args, &in); err != nil {
-			return result(registry.Outcome{Refused: toolcontract.CodeInvalidToolArguments, Message: err.Error()}), nil
+		in, refused, ok := verbs.Decode(t, args)
+		if !ok {
+			return result(refused), nil
 		}
 		switch t.Name {
 		case VerbLaunch:
@@ -103,11 +86,9 @@ func (s *Server) verbHandler(t *toolcontract.Tool) mcp.ToolHandler {
 			b, _ := json.Marshal(s.openApp(app))
 			return result(registry.Outcome{OK: true, Result: b}), nil
 		case VerbClose:
-			id := s.resolveOpen(in.AppID)
-			out := s.reg.Close(ctx, caller, id)
+			out := verbs.CloseApp(ctx, s.reg, caller, in.AppID)
 			if out.OK {
 				s.sync()
-				out.Result, _ = json.Marshal(map[string]any{"closed": id})
 			}
 			return result(out), nil
 		default: // VerbList
@@ -115,28 +96,6 @@ func (s *Server) verbHandler(t *toolcontract.Tool) mcp.ToolHandler {
 			return result(registry.Outcome{OK: true, Result: b}), nil
 		}
 	}
-}
-
-// resolveOpen finds an open app by id, then slug, then title (case-insensitive); unknown refs pass through
-// so the registry refuses them with its own code.
-func (s *Server) resolveOpen(ref string) string {
-	apps := s.reg.Apps()
-	for _, a := range apps {
-		if a.AppID == ref {
-			return a.AppID
-		}
-	}
-	for _, a := range apps {
-		if a.Slug != "" && strings.EqualFold(a.Slug, ref) {
-			return a.AppID
-		}
-	}
-	for _, a := range apps {
-		if strings.EqualFold(a.Title, ref) {
-			return a.AppID
-		}
-	}
-	return ref
 }
 
 // namesByApp returns the MCP names of each open app's tools.
@@ -151,28 +110,24 @@ func (s *Server) namesByApp() map[string][]string {
 }
 
 func (s *Server) openApp(a registry.App) OpenApp {
-	names := s.namesByApp()[a.AppID]
-	if names == nil {
-		names = []string{}
-	}
-	sort.Strings(names)
-	return OpenApp{AppID: a.AppID, Title: a.Title, Slug: a.Slug, Tools: names}
+	return openApp(a, s.namesByApp())
 }
 
-func (s *Server) list() map[string]any {
+func openApp(a registry.App, names map[string][]string) OpenApp {
+	n := append([]string{}, names[a.AppID]...)
+	sort.Strings(n)
+	return OpenApp{AppID: a.AppID, Title: a.Title, Slug: a.Slug, Tools: n}
+}
+
+func (s *Server) list() verbs.Listing[string] {
 	names := s.namesByApp()
 	open := []OpenApp{}
 	for _, a := range s.reg.Apps() {
-		n := names[a.AppID]
-		if n == nil {
-			n = []string{}
-		}
-		sort.Strings(n)
-		open = append(open, OpenApp{AppID: a.AppID, Title: a.Title, Slug: a.Slug, Tools: n})
+		open = append(open, openApp(a, names))
 	}
 	available := []CatalogEntry{}
 	if s.o.Catalog != nil {
 		available = append(available, s.o.Catalog()...)
 	}
-	return map[string]any{"open": open, "available": available}
+	return verbs.Listing[string]{Open: open, Available: available}
 }

@@ -267,7 +267,7 @@ func (r *Registry) changed() {
 func (r *Registry) Call(ctx context.Context, caller, appID, tool string, args json.RawMessage) Outcome {
 	start := time.Now()
 	out := r.call(ctx, appID, tool, args)
-	r.activity(Activity{Caller: caller, Op: OpCall, AppID: appID, Tool: tool, Args: loggable(args), Outcome: out, Millis: time.Since(start).Milliseconds()})
+	r.activity(Activity{Caller: caller, Op: OpCall, AppID: appID, Tool: tool, Args: Loggable(args), Outcome: out, Millis: time.Since(start).Milliseconds()})
 	return out
 }
 
@@ -410,8 +410,9 @@ func (r *Registry) activity(a Activity) {
 	}
 }
 
-// loggable keeps the activity log small: arguments over 2 KiB are summarised.
-func loggable(args json.RawMessage) json.RawMessage {
+// Loggable keeps the activity log small: arguments over 2 KiB are summarised. Callers that log their own
+// activity lines (the voice session's host verbs) use it too.
+func Loggable(args json.RawMessage) json.RawMessage {
 	if len(args) <= 2048 {
 		return args
 	}

@@ -7,21 +7,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/store"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
-// Host verbs: what the model can ask of the room itself, beside the open apps' tools.
+// Host verbs: what the model can ask of the room itself, beside the open apps' tools. The work is
+// backend/verbs' (shared with the MCP door); the declarations below are written for a voice model.
 const (
-	VerbLaunch = "launch_mini_app"
-	VerbList   = "list_mini_apps"
-	VerbClose  = "close_mini_app"
-	VerbSave   = "save_page_to_shelf"
+	VerbLaunch = verbs.Launch
+	VerbList   = verbs.List
+	VerbClose  = verbs.Close
+	VerbSave   = verbs.Save
 	// VerbCallTool reaches an app tool by its exposed name. Gemini Live fixes its tools at setup, so a
 	// tool that appears mid-turn (launch, then use) is reachable through this verb until the session is
 	// resumed with the new declarations. Only Gemini sessions declare it.
@@ -30,8 +31,8 @@ const (
 
 // Op names in the activity log for verbs the registry does not log itself.
 const (
-	OpList = "list"
-	OpSave = "save"
+	OpList = verbs.OpList
+	OpSave = verbs.OpSave
 )
 
 var verbDecls = []string{
@@ -44,13 +45,9 @@ var verbDecls = []string{
 
 // hostVerbs are the verbs' declarations, accepted by the same tool contract as any app's tools.
 var hostVerbs = func() map[string]*toolcontract.Tool {
-	out := map[string]*toolcontract.Tool{}
-	for _, d := range verbDecls {
-		t, ref := toolcontract.ValidateTool([]byte(d))
-		if ref != nil {
-			panic(fmt.Sprintf("voice: host verb declaration refused: %v", ref))
-		}
-		out[t.Name] = t
+	out, err := verbs.Declare(verbDecls...)
+	if err != nil {
+		panic("voice: " + err.Error())
 	}
 	return out
 }()
@@ -59,10 +56,7 @@ var hostVerbs = func() map[string]*toolcontract.Tool {
 var verbOrder = []string{VerbLaunch, VerbList, VerbClose, VerbSave, VerbCallTool}
 
 // Library is what the verbs need from the store: the catalog and saving a page to the shelf.
-type Library interface {
-	List() []store.Entry
-	SaveRef(ref string) (store.Entry, error)
-}
+type Library = verbs.Library
 
 // Toolset is one snapshot of what the model may call: the host verbs and every open app's tools, in the
 // provider's declaration format, and the map from exposed name back to the app and tool.
@@ -84,14 +78,14 @@ func BuildToolset(provider string, apps []registry.App) (Toolset, error) {
 	if err != nil {
 		return Toolset{}, err
 	}
-	var verbs []*toolcontract.Tool
+	var declared []*toolcontract.Tool
 	for _, n := range verbOrder {
 		if n == VerbCallTool && provider != toolcontract.ProviderGemini {
 			continue
 		}
-		verbs = append(verbs, hostVerbs[n])
+		declared = append(declared, hostVerbs[n])
 	}
-	verbDecls, _, err := declareVerbs(provider, verbs)
+	verbDecls, _, err := declareVerbs(provider, declared)
 	if err != nil {
 		return Toolset{}, err
 	}
@@ -253,7 +247,7 @@ func (d *dispatcher) run(ctx context.Context, name string, args json.RawMessage)
 	target, found := d.resolve(name)
 	if !found {
 		res := refusal(toolcontract.CodeUnknownTool, "", fmt.Sprintf("no open mini-app has a tool %q", name))
-		d.log(registry.Activity{Caller: d.caller, Op: registry.OpCall, Tool: name, Args: loggable(args), Outcome: res.Outcome})
+		d.log(registry.Activity{Caller: d.caller, Op: registry.OpCall, Tool: name, Args: registry.Loggable(args), Outcome: res.Outcome})
 		return res
 	}
 	return callResult{d.reg.Call(ctx, d.caller, target.AppID, target.Tool, args)}
@@ -270,19 +264,10 @@ func (d *dispatcher) resolve(name string) (toolcontract.Exposed, bool) {
 }
 
 func (d *dispatcher) verb(ctx context.Context, v *toolcontract.Tool, args json.RawMessage) callResult {
-	if ref := v.ValidateArgs(args); ref != nil {
-		res := refusal(ref.Refused, ref.Path, ref.Message)
-		d.log(registry.Activity{Caller: d.caller, Op: v.Name, Args: loggable(args), Outcome: res.Outcome})
-		return res
-	}
-	var in struct {
-		Ref       string `json:"ref"`
-		AppID     string `json:"appId"`
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return refusal(toolcontract.CodeInvalidToolArguments, "", err.Error())
+	in, refused, valid := verbs.Decode(v, args)
+	if !valid {
+		d.log(registry.Activity{Caller: d.caller, Op: v.Name, Args: registry.Loggable(args), Outcome: refused})
+		return callResult{refused}
 	}
 	switch v.Name {
 	case VerbLaunch:
@@ -292,35 +277,15 @@ func (d *dispatcher) verb(ctx context.Context, v *toolcontract.Tool, args json.R
 		}
 		return ok(d.describeApp(app))
 	case VerbClose:
-		id := resolveOpen(d.reg.Apps(), in.AppID)
-		out := d.reg.Close(ctx, d.caller, id)
-		if out.OK {
-			out.Result, _ = json.Marshal(map[string]string{"closed": id})
-		}
-		return callResult{out}
+		return callResult{verbs.CloseApp(ctx, d.reg, d.caller, in.AppID)}
 	case VerbList:
 		res := ok(d.list())
 		d.log(registry.Activity{Caller: d.caller, Op: OpList, Outcome: registry.Outcome{OK: true}})
 		return res
 	case VerbSave:
-		var res callResult
-		if d.lib == nil {
-			res = refusal(toolcontract.CodeToolError, "", "no store to save to")
-		} else if e, err := d.lib.SaveRef(in.Ref); err != nil {
-			res = refusal(storeCode(err), "", err.Error())
-		} else {
-			res = ok(map[string]string{"appId": e.AppID, "title": e.Title, "kind": string(e.Kind), "fileName": e.FileName})
-		}
-		a := registry.Activity{Caller: d.caller, Op: OpSave, Ref: in.Ref, Outcome: res.Outcome}
-		if res.OK {
-			var saved struct {
-				AppID string `json:"appId"`
-			}
-			_ = json.Unmarshal(res.Result, &saved)
-			a.AppID = saved.AppID
-		}
+		out, a := verbs.SaveToShelf(d.lib, d.caller, in.Ref)
 		d.log(a)
-		return res
+		return callResult{out}
 	case VerbCallTool:
 		if in.Name == VerbCallTool {
 			return refusal(toolcontract.CodeInvalidArgument, "/name", "call_mini_app_tool cannot call itself")
@@ -340,16 +305,6 @@ func (d *dispatcher) log(a registry.Activity) {
 	}
 }
 
-// storeCode is the store's own code for a refused save (mini-app-name-taken, mini-app-not-found, …).
-func storeCode(err error) string {
-	for _, s := range []error{store.ErrNameTaken, store.ErrNotFound, store.ErrInvalidName, store.ErrOutsideRoot, store.ErrTooLarge} {
-		if errors.Is(err, s) {
-			return s.Error()
-		}
-	}
-	return toolcontract.CodeToolError
-}
-
 // ToolInfo is one tool as the launch and list answers show it.
 type ToolInfo struct {
 	Name        string          `json:"name"`
@@ -357,13 +312,8 @@ type ToolInfo struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// OpenApp is an open app as the verbs report it.
-type OpenApp struct {
-	AppID string     `json:"appId"`
-	Title string     `json:"title"`
-	Slug  string     `json:"slug,omitempty"`
-	Tools []ToolInfo `json:"tools"`
-}
+// OpenApp is an open app as the verbs report it: its tools as the session declares them.
+type OpenApp = verbs.OpenApp[ToolInfo]
 
 // describeApp names an app's tools exactly as the session declares them, with their schemas, so the
 // model can call them in the same response.
@@ -405,63 +355,18 @@ func openApp(a registry.App, names map[toolcontract.Exposed]string, schemas bool
 }
 
 // CatalogEntry is something launch_mini_app can open.
-type CatalogEntry struct {
-	AppID    string `json:"appId"`
-	Title    string `json:"title"`
-	Slug     string `json:"slug,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	FileName string `json:"fileName,omitempty"`
-}
+type CatalogEntry = verbs.CatalogEntry
 
-// maxCatalog keeps list_mini_apps well under the output budget.
-const maxCatalog = 200
-
-func (d *dispatcher) list() map[string]any {
+func (d *dispatcher) list() verbs.Listing[ToolInfo] {
 	apps := d.reg.Apps()
 	names := exposedNames(d.provider, apps)
 	open := []OpenApp{}
 	for _, a := range apps {
 		open = append(open, openApp(a, names, false))
 	}
-	available := []CatalogEntry{}
+	var entries []store.Entry
 	if d.lib != nil {
-		for _, e := range d.lib.List() {
-			if len(available) == maxCatalog {
-				break
-			}
-			available = append(available, CatalogEntry{AppID: e.AppID, Title: e.Title, Slug: e.Slug, Kind: string(e.Kind), FileName: e.FileName})
-		}
+		entries = d.lib.List()
 	}
-	sort.SliceStable(available, func(i, j int) bool { return available[i].Kind < available[j].Kind })
-	return map[string]any{"open": open, "available": available}
-}
-
-// resolveOpen finds an open app by id, then slug, then title (case-insensitive). An unknown reference
-// passes through so the registry refuses it with its own code.
-func resolveOpen(apps []registry.App, ref string) string {
-	for _, a := range apps {
-		if a.AppID == ref {
-			return a.AppID
-		}
-	}
-	for _, a := range apps {
-		if a.Slug != "" && strings.EqualFold(a.Slug, ref) {
-			return a.AppID
-		}
-	}
-	for _, a := range apps {
-		if strings.EqualFold(a.Title, ref) {
-			return a.AppID
-		}
-	}
-	return ref
-}
-
-// loggable keeps the activity log small, as the registry does.
-func loggable(args json.RawMessage) json.RawMessage {
-	if len(args) <= 2048 {
-		return args
-	}
-	s, _ := json.Marshal(fmt.Sprintf("(%d bytes of arguments)", len(args)))
-	return s
+	return verbs.Listing[ToolInfo]{Open: open, Available: verbs.Catalog(entries)}
 }
