@@ -88,6 +88,11 @@ func TestRoutesAndHeaders(t *testing.T) {
 	if a.status != 200 || !strings.HasPrefix(a.body, "<!doctype html><script>") || !strings.HasSuffix(a.body, "</script><p>hi</p>") {
 		t.Fatalf("app: %d %.80q", a.status, a.body)
 	}
+	for who, r := range map[string]resp{"bridge": b, "app": a} {
+		if pp := r.header.Get("Permissions-Policy"); !strings.Contains(pp, "microphone=()") || !strings.Contains(pp, "camera=()") || !strings.Contains(pp, "geolocation=()") {
+			t.Errorf("%s Permissions-Policy: %q", who, pp)
+		}
+	}
 	if got := a.header.Get("Content-Security-Policy"); got != AppCSP("http://"+bridge, room, []string{"cdn.jsdelivr.net", "unpkg.com"}) {
 		t.Errorf("app CSP: %s", got)
 	}

@@ -37,6 +37,9 @@ const bridgeStyle = "html,body{margin:0;height:100%;overflow:hidden;background:#
 	"iframe{border:0;width:100%;height:100%;display:block}" +
 	"p{font:14px system-ui,sans-serif;color:#900;margin:16px}"
 
+// PermissionsPolicy goes on the bridge's and the apps' documents: no powerful feature for either.
+const PermissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=(), payment=(), display-capture=()"
+
 // Launch is one opened app as the asset server knows it.
 type Launch struct {
 	Token   string `json:"launchId"`
@@ -286,6 +289,7 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin))
+	h.Set("Permissions-Policy", PermissionsPolicy) // the bridge needs no device; nor may it delegate one to the app
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write([]byte(doc))
@@ -310,7 +314,7 @@ func (s *Server) app(w http.ResponseWriter, r *http.Request, token string) {
 		h.Set("Content-Type", "text/html")
 	}
 	h.Set("Content-Security-Policy", AppCSP(s.origin, s.roomOrigin, cdn))
-	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=(), payment=(), display-capture=()")
+	h.Set("Permissions-Policy", PermissionsPolicy)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write([]byte(body))
