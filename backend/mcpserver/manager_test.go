@@ -17,6 +17,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/settings"
 )
 
@@ -25,7 +26,7 @@ type managed struct {
 	st     *settings.Store
 	bus    *events.Bus
 	reg    *registry.Registry
-	room   *fakeRoom
+	room   *registrytest.Room
 	m      *Manager
 	mu     sync.Mutex
 	events []Status
@@ -39,8 +40,7 @@ func newManaged(t *testing.T, addr string) *managed {
 		t.Fatal(err)
 	}
 	x.reg = registry.New(x.bus)
-	x.room = newFakeRoom(t, x.bus, x.reg)
-	x.room.open("app_scoreboard", "Scoreboard", "scoreboard", scoreboardTool, resetTool)
+	x.room = newRoom(t, x.bus, x.reg, scoreboard())
 	x.m = NewManager(ManagerOptions{
 		Registry: x.reg, Settings: x.st, DataDir: x.dir, Addr: addr, Mode: "serve", Version: "test",
 		Publish: func(name string, data any) {
@@ -336,7 +336,7 @@ func TestStdioForwardsToTheRunningApp(t *testing.T) {
 	if res.IsError || text(t, res) != `{"ok":true,"currentScore":2}` {
 		t.Fatalf("call through stdio: %s", text(t, res))
 	}
-	if got := x.room.lastCall(); string(got.Args) != string(raw) {
+	if got := lastCall(x.room); string(got.Args) != string(raw) {
 		t.Fatalf("room got args %s, want %s unchanged", got.Args, raw)
 	}
 	if r := refusedWith(t, call(t, cs, "scoreboard__set_score", map[string]any{"team": "nobody", "points": 1})); r.Refused != "invalid-argument-enum" || r.Path != "/team" {
@@ -363,7 +363,7 @@ func TestStdioForwardsToTheRunningApp(t *testing.T) {
 	for len(changed) > 0 {
 		<-changed
 	}
-	x.room.open("app_notes", "Notes", "notes", resetTool)
+	openInRoom(t, x.room, notes())
 	select {
 	case <-changed:
 	case <-time.After(5 * time.Second):
@@ -408,8 +408,7 @@ func TestStdioWithoutARunningApp(t *testing.T) {
 	st, _ := settings.Open(dir)
 	bus := events.NewBus()
 	reg := registry.New(bus)
-	room := newFakeRoom(t, bus, reg)
-	room.open("app_scoreboard", "Scoreboard", "scoreboard", scoreboardTool)
+	newRoom(t, bus, reg, registrytest.Scoreboard())
 	m := NewManager(ManagerOptions{Registry: reg, Settings: st, DataDir: dir, Addr: "127.0.0.1:0"})
 	defer m.Close()
 	if _, err := m.Start(true); err != nil {

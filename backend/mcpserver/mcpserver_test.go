@@ -16,14 +16,59 @@ import (
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/registry/registrytest"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"
 
+// The room is registrytest's double (it answers the registry's requests as frontend/room does, so these
+// tests need no browser); these are the apps it runs.
+const resetTool = `{"name": "reset", "description": "Set both scores to zero", "parameters": {"type": "object", "properties": {}}}`
+
+const timerTool = `{"name": "start", "description": "Start the countdown", "parameters": {"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 1, "maximum": 3600}}, "required": ["seconds"]}}`
+
+// scoreboard is registrytest's scoreboard (set_score) with a reset tool.
+func scoreboard() registrytest.App {
+	sb := registrytest.Scoreboard()
+	sb.Tools = append(sb.Tools, resetTool)
+	return sb
+}
+
+// newRoom starts the room double with the timer on its shelf (launch_mini_app opens it by id, slug,
+// title or file name; any other reference is refused) and the scoreboard open.
+func newRoom(t *testing.T, bus *events.Bus, reg *registry.Registry, open registrytest.App) *registrytest.Room {
+	t.Helper()
+	room := registrytest.NewRoom(bus, reg, registrytest.App{AppID: "app_timer", Title: "Timer", Slug: "timer", Tools: []string{timerTool}})
+	t.Cleanup(room.Stop)
+	openInRoom(t, room, open)
+	return room
+}
+
+// openInRoom opens an app as the room does once it is ready (the person clicked it).
+func openInRoom(t *testing.T, room *registrytest.Room, a registrytest.App) {
+	t.Helper()
+	if err := room.Open(a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func notes() registrytest.App {
+	return registrytest.App{AppID: "app_notes", Title: "Notes", Slug: "notes", Tools: []string{resetTool}}
+}
+
+// lastCall is the last call that reached an app in the room.
+func lastCall(room *registrytest.Room) registrytest.RoomCall {
+	calls := room.Calls()
+	if len(calls) == 0 {
+		return registrytest.RoomCall{}
+	}
+	return calls[len(calls)-1]
+}
+
 type harness struct {
 	bus      *events.Bus
 	reg      *registry.Registry
-	room     *fakeRoom
+	room     *registrytest.Room
 	srv      *Server
 	hostPort string
 	url      string
@@ -33,8 +78,7 @@ func start(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{bus: events.NewBus()}
 	h.reg = registry.New(h.bus)
-	h.room = newFakeRoom(t, h.bus, h.reg)
-	h.room.open("app_scoreboard", "Scoreboard", "scoreboard", scoreboardTool, resetTool)
+	h.room = newRoom(t, h.bus, h.reg, scoreboard())
 	srv, err := New(Options{
 		Registry: h.reg, Token: testToken, Version: "test",
 		AllowedOrigins: []string{"http://localhost:6274"},
@@ -196,7 +240,7 @@ func TestCallReachesTheAppWithRawArgumentsAndIsLogged(t *testing.T) {
 	if err := json.Unmarshal([]byte(text(t, res)), &out); err != nil || !out.OK || out.CurrentScore != 3 {
 		t.Fatalf("result = %s (%v)", text(t, res), err)
 	}
-	got := h.room.lastCall()
+	got := lastCall(h.room)
 	if got.AppID != "app_scoreboard" || got.Tool != "set_score" || string(got.Args) != string(raw) {
 		t.Fatalf("room got %+v args %s, want set_score on app_scoreboard with %s", got, got.Args, raw)
 	}
@@ -246,7 +290,7 @@ func TestRefusalIsAToolErrorAndNothingIsDispatched(t *testing.T) {
 	if r := refusedWith(t, call(t, cs, "scoreboard__set_score", json.RawMessage(big))); r.Refused != "invalid-tool-arguments" {
 		t.Errorf("oversized arguments: %+v", r)
 	}
-	if n := h.room.callCount(); n != 0 {
+	if n := len(h.room.Calls()); n != 0 {
 		t.Fatalf("%d refused calls reached the app", n)
 	}
 	if r := refusedWith(t, call(t, cs, "nope__missing", map[string]any{})); r.Refused != "unknown-tool" {
@@ -260,15 +304,12 @@ func TestRefusalIsAToolErrorAndNothingIsDispatched(t *testing.T) {
 func TestOutputCapAndTimeout(t *testing.T) {
 	h := start(t)
 	cs := h.connect(t, "bounds-test", nil)
-	h.room.mu.Lock()
-	h.room.bigger = 70000
-	h.room.mu.Unlock()
+	h.room.Oversize(70000)
 	if r := refusedWith(t, call(t, cs, "scoreboard__reset", map[string]any{})); r.Refused != "output-over-budget" {
 		t.Errorf("oversized output: %+v", r)
 	}
-	h.room.mu.Lock()
-	h.room.bigger, h.room.silent = 0, true
-	h.room.mu.Unlock()
+	h.room.Oversize(0)
+	h.room.Hang(true)
 	start := time.Now()
 	r := refusedWith(t, call(t, cs, "scoreboard__reset", map[string]any{}))
 	if r.Refused != "tool-timeout" || !strings.Contains(r.Message, "5000ms") {
@@ -344,7 +385,7 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 
 	// An app the room opens by itself (the person clicked it) is announced too.
 	drain()
-	h.room.open("app_notes", "Notes", "notes", resetTool)
+	openInRoom(t, h.room, notes())
 	waitChanged("an app opened in the room", has("notes__reset"))
 
 	drain()
@@ -356,7 +397,7 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 		t.Fatalf("call to a closed app: %+v", r)
 	}
 	drain()
-	h.reg.Goodbye(h.room.id) // the room page went away: every app closes
+	h.reg.Goodbye(h.room.ID) // the room page went away: every app closes
 	waitChanged("room gone", lacks("scoreboard__set_score"))
 	if got := keys(toolNames(t, cs)); !slices.Equal(got, []string{VerbClose, VerbLaunch, VerbList}) {
 		t.Fatalf("after the room left: %v", got)

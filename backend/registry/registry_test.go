@@ -30,7 +30,7 @@ func TestCallValidatesBeforeDispatch(t *testing.T) {
 	}
 	tests := []struct {
 		name, app, tool, args string
-		code, path           string
+		code, path            string
 	}{
 		{"enum", "app_scoreboard", "set_score", `{"team":"visitors","points":3}`, toolcontract.CodeInvalidArgumentEnum, "/team"},
 		{"missing", "app_scoreboard", "set_score", `{"team":"home"}`, toolcontract.CodeMissingArgument, "/points"},
@@ -53,7 +53,7 @@ func TestCallValidatesBeforeDispatch(t *testing.T) {
 		t.Fatalf("%d refused calls reached the app, want 0", n)
 	}
 	out := reg.Call(context.Background(), "test", "app_scoreboard", "set_score", json.RawMessage(`{"team":"home","points":3}`))
-	if !out.OK || string(out.Result) != `{"currentScore":3,"ok":true}` {
+	if !out.OK || string(out.Result) != `{"ok":true,"currentScore":3}` {
 		t.Fatalf("valid call: got %+v, want the app's result", out)
 	}
 	if calls := room.Calls(); len(calls) != 1 || string(calls[0].Args) != `{"team":"home","points":3}` {

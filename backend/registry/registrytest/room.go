@@ -5,11 +5,13 @@ package registrytest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
 // App is a mini-app the room double can open: its declarations and what its tools do.
@@ -37,13 +39,14 @@ type Room struct {
 	bus *events.Bus
 	reg *registry.Registry
 
-	mu      sync.Mutex
-	shelf   []App
-	open    map[string]App
-	calls   []RoomCall
-	hang    bool
-	cancel  func()
-	stopped chan struct{}
+	mu       sync.Mutex
+	shelf    []App
+	open     map[string]App
+	calls    []RoomCall
+	hang     bool
+	oversize int
+	cancel   func()
+	stopped  chan struct{}
 }
 
 // NewRoom says hello to the registry and starts answering.
@@ -81,8 +84,31 @@ func (r *Room) Hang(on bool) {
 	r.mu.Unlock()
 }
 
-// Open registers an app as if the room had launched it.
+// Oversize makes every call answer a JSON string n bytes long, whatever the app (0: the apps answer
+// again), to test the output cap.
+func (r *Room) Oversize(n int) {
+	r.mu.Lock()
+	r.oversize = n
+	r.mu.Unlock()
+}
+
+// Open registers an app as if the room had launched it. Like the room, it keeps the tools that pass the
+// tool contract; the error also names a declaration the registry refused, so a test's fixture cannot be
+// wrong unnoticed.
 func (r *Room) Open(a App) error {
+	verdicts, err := r.register(a)
+	if err != nil {
+		return err
+	}
+	for _, v := range verdicts {
+		if !v.OK {
+			return fmt.Errorf("registrytest: %s: tool %q refused: %s %s", a.AppID, v.Name, v.Refused, v.Message)
+		}
+	}
+	return nil
+}
+
+func (r *Room) register(a App) ([]toolcontract.Verdict, error) {
 	raws := make([]json.RawMessage, len(a.Tools))
 	for i, t := range a.Tools {
 		raws[i] = json.RawMessage(t)
@@ -90,8 +116,7 @@ func (r *Room) Open(a App) error {
 	r.mu.Lock()
 	r.open[a.AppID] = a
 	r.mu.Unlock()
-	_, err := r.reg.Register(r.ID, a.AppID, a.Title, a.Slug, raws)
-	return err
+	return r.reg.Register(r.ID, a.AppID, a.Title, a.Slug, raws)
 }
 
 // Calls returns the calls that reached apps.
@@ -120,7 +145,7 @@ func (r *Room) answer(req registry.Request) {
 			_ = r.reg.Reply(registry.Reply{ID: req.ID, Refused: "mini-app-not-found", Message: "no mini-app " + req.Ref})
 			return
 		}
-		if err := r.Open(a); err != nil {
+		if _, err := r.register(a); err != nil {
 			_ = r.reg.Reply(registry.Reply{ID: req.ID, Refused: registry.CodeLaunchFailed, Message: err.Error()})
 			return
 		}
@@ -135,14 +160,17 @@ func (r *Room) answer(req registry.Request) {
 		r.mu.Lock()
 		a := r.open[req.AppID]
 		r.calls = append(r.calls, RoomCall{AppID: req.AppID, Tool: req.Tool, Args: append(json.RawMessage(nil), req.Args...)})
-		hang := r.hang
+		hang, oversize := r.hang, r.oversize
 		r.mu.Unlock()
 		if hang {
 			<-context.Background().Done() // never answers; the registry gives up at its timeout
 			return
 		}
 		res, refused := json.RawMessage(`{"ok":true}`), ""
-		if a.Run != nil {
+		switch {
+		case oversize > 0:
+			res = json.RawMessage(`"` + strings.Repeat("x", oversize) + `"`)
+		case a.Run != nil:
 			res, refused = a.Run(req.Tool, req.Args)
 		}
 		if refused != "" {
@@ -153,7 +181,9 @@ func (r *Room) answer(req registry.Request) {
 	}
 }
 
-// Scoreboard is the seed's example app: set_score adds points to a team.
+// Scoreboard is the seed's example app: set_score adds points to a team and answers
+// {"ok":true,"currentScore":N} (in the app's own key order, which a decode and re-encode would sort); any
+// other tool a test adds to it answers {"ok":true}. Each Scoreboard keeps its own scores.
 func Scoreboard() App {
 	var mu sync.Mutex
 	score := map[string]float64{}
@@ -161,6 +191,9 @@ func Scoreboard() App {
 		AppID: "app_scoreboard", Title: "Scoreboard", Slug: "scoreboard",
 		Tools: []string{`{"name":"set_score","description":"Add points to a team on the scoreboard","parameters":{"type":"object","properties":{"team":{"type":"string","enum":["home","away"]},"points":{"type":"number","description":"Points to add"}},"required":["team","points"]}}`},
 		Run: func(tool string, args json.RawMessage) (json.RawMessage, string) {
+			if tool != "set_score" {
+				return json.RawMessage(`{"ok":true}`), ""
+			}
 			var in struct {
 				Team   string  `json:"team"`
 				Points float64 `json:"points"`
@@ -170,8 +203,8 @@ func Scoreboard() App {
 			score[in.Team] += in.Points
 			cur := score[in.Team]
 			mu.Unlock()
-			b, _ := json.Marshal(map[string]any{"ok": true, "currentScore": cur})
-			return b, ""
+			n, _ := json.Marshal(cur)
+			return json.RawMessage(`{"ok":true,"currentScore":` + string(n) + `}`), ""
 		},
 	}
 }
