@@ -38,6 +38,7 @@ type App struct {
 	files []string // from the command line, opened once the window starts
 	cwd   string
 	mcp   bool // --mcp: open the MCP door for this run whatever Settings says
+	guard desktopGuard
 }
 
 // runDesktop opens the window and blocks until it closes.
@@ -59,6 +60,9 @@ func runDesktop(cmd cli.Command) int {
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
 	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
+	if err := app.installGuard(); err != nil {
+		return fail(err)
+	}
 	err = wails.Run(&options.App{
 		Title:     "Voicebox",
 		Width:     1280,
@@ -110,6 +114,7 @@ func instanceID(data string) string {
 
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
+	a.setLiveContext(ctx)
 	if err := a.host.Start(ctx); err != nil {
 		runtime.LogErrorf(ctx, "start: %v", err)
 	}
@@ -243,12 +248,14 @@ func (a *App) openFiles() ([]documents.Doc, error) {
 }
 
 func (a *App) roomConfig() services.RoomConfig {
-	return services.RoomConfig{Mode: "desktop", Workspace: a.host.Store.Workspace(), Guard: false,
-		GuardMessage: "mini-apps are disabled until the sandbox is in place", BridgeOrigin: a.host.BridgeOrigin()}
+	cfg := services.RoomConfig{Mode: "desktop", Workspace: a.host.Store.Workspace(), BridgeOrigin: a.host.BridgeOrigin()}
+	a.guardConfig(&cfg)
+	return cfg
 }
 
-// RoomService is what only the desktop room can ask for: its configuration and the native dialogs.
-// The dialogs choose the paths; the room never names one.
+// RoomService is what only the desktop room can ask for: its configuration, the native dialogs, and the
+// watchdog's record of what runs (Track, Recovery: desktopguard.go). The dialogs choose the paths; the
+// room never names one.
 type RoomService struct{ app *App }
 
 // Config tells the room where it runs.

@@ -156,4 +156,7 @@ type RoomConfig struct {
 	BridgeOrigin string `json:"bridgeOrigin,omitempty"`
 	Guard        bool   `json:"guard"`                  // mini-app frames are safe to create here
 	GuardMessage string `json:"guardMessage,omitempty"` // why they are not, when Guard is false
+	// UnsafeNoGuard: the desktop guard was switched off for a test (VOICEBOX_UNSAFE_NO_GUARD=1) and Guard
+	// is true anyway, so the room shows a loud warning and skips its own checks of the guard.
+	UnsafeNoGuard bool `json:"unsafeNoGuard,omitempty"`
 }

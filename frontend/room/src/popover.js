@@ -12,6 +12,7 @@ export function bringToFront(win) {
   if (!win) return;
   win.style.zIndex = String(++z);
   for (const w of windows) w.classList.toggle("focused", w === win);
+  win.dispatchEvent(new CustomEvent("voicebox:focus")); // the desktop's watchdog notes the app used last
 }
 
 // When a person clicks inside an app, the room's window loses focus to that frame: bring its window up.

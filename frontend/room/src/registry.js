@@ -9,7 +9,7 @@
 //
 // Go's registry (voice, MCP) mirrors this one: on each app's ready and close the room registers and
 // unregisters its tools, and it answers the requests Go publishes on "registry:request" for this room.
-import { call, on, roomId } from "./transport.js";
+import { call, on, roomId, isDesktop } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
 
@@ -21,6 +21,13 @@ const apps = new Map(); // appId → MiniApp
 const listeners = new Set();
 let config = null;
 const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
+
+// track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
+// knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.
+let lastFocus = null; // the app the watchdog last heard was brought to the front
+function track(ev) {
+  if (isDesktop()) call("RoomService.Track", { room: roomId, ...ev }).catch(() => {});
+}
 
 function changed() { for (const fn of listeners) { try { fn(); } catch (err) { console.error(err); } } }
 
@@ -46,6 +53,11 @@ class MiniApp {
 
   open() {
     this.win = openWindow({ title: this.title, appId: this.appId, onClose: () => close(this.appId), onReload: () => this.reload() });
+    this.win.el.addEventListener("voicebox:focus", () => {
+      if (lastFocus === this.appId) return;
+      lastFocus = this.appId;
+      track({ op: "focus", appId: this.appId });
+    });
     const f = document.createElement("iframe");
     f.className = "mini-app-bridge";
     f.title = this.title;
@@ -85,7 +97,7 @@ class MiniApp {
         if (p) { this.pending.delete(d.id); p.resolve(true); }
         return;
       }
-      case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.loads++; this.mirror(true); return;
+      case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
       case "tools": this.tools = Array.isArray(d.tools) ? d.tools : []; if (this.ready) this.mirror(false); return;
       case "unloaded": this.unloaded(); return;
       case "verdict": {
@@ -120,7 +132,10 @@ class MiniApp {
     this.tools = [];
     this.ready = false;
     if (this.win) this.win.setStatus("reloading…");
-    if (had) call("RegistryService.Unregister", this.appId).catch(() => {});
+    if (had) {
+      call("RegistryService.Unregister", this.appId).catch(() => {});
+      track({ op: "reload", appId: this.appId }); // a new document is loading
+    }
     changed();
   }
 
@@ -146,8 +161,10 @@ class MiniApp {
 
   call(name, args) {
     if (!this.port) return Promise.resolve(refusal("unknown-tool", `${this.title} is not running`));
-    return new Promise((resolve) => {
+    return new Promise((settle) => {
       const id = this.nextId++;
+      track({ op: "call", appId: this.appId, call: String(id) });
+      const resolve = (v) => { track({ op: "done", appId: this.appId, call: String(id) }); settle(v); };
       const timer = setTimeout(() => {
         if (this.pending.delete(id)) resolve(refusal("tool-timeout", TIMEOUT_MSG));
       }, CALL_BACKSTOP_MS);
@@ -192,15 +209,29 @@ window.addEventListener("message", (e) => {
   }
 });
 
+// guardProblem says why this room may not create mini-app frames ("" when it may). Go decides first
+// (RoomConfig.guard, asked at call time); in the desktop the page checks the guard for itself as well: the
+// guard's flag, no Wails IPC handler in the page's script world, and the room as the window's top document.
+// Fail closed: anything unexpected disables mini-apps.
+function guardProblem() {
+  if (!config) return "the room's configuration could not be read";
+  if (config.guard !== true) return config.guardMessage || "this room cannot isolate them";
+  if (config.mode !== "desktop" || config.unsafeNoGuard) return "";
+  if (window.top !== window) return "the room is not the window's top document";
+  if (window.__voiceboxGuard !== true) return "the desktop guard did not mark this page";
+  if (window.webkit?.messageHandlers?.external) return "the window's IPC handler is reachable from the page";
+  return "";
+}
+
 function guardMessage() {
-  return `Mini-apps are disabled: ${(config && config.guardMessage) || "this room cannot isolate them"}`;
+  return `Mini-apps are disabled: ${guardProblem() || "this room cannot isolate them"}`;
 }
 
 // launch opens an app: a reference string (name, file, slug, appId or title, as the store resolves it) or
 // {ref} | {document: id} | {html, name}. It resolves once the app called ready() (or loaded without it).
 export async function launch(what) {
   await configReady;
-  if (!config || !config.guard) throw new LaunchError("mini-apps-disabled", guardMessage());
+  if (guardProblem()) throw new LaunchError("mini-apps-disabled", guardMessage());
   const req = typeof what === "string" ? { ref: what } : { ...(what || {}) };
   req.room = roomId;
   let info;
@@ -218,11 +249,25 @@ export async function launch(what) {
     }
     await close(info.appId); // a page opened again: start fresh with the new content
   }
+  if (guardProblem()) { // checked again right before a frame is made
+    call("SandboxService.Release", info.launchId).catch(() => {});
+    throw new LaunchError("mini-apps-disabled", guardMessage());
+  }
   const app = new MiniApp(info, req);
   apps.set(app.appId, app);
+  track({ op: "launch", appId: app.appId, title: app.title, request: relaunchRequest(info, req) });
+  lastFocus = app.appId;
   app.open();
   changed();
   return app.whenReady(LAUNCH_TIMEOUT_MS);
+}
+
+// relaunchRequest is how to open the app again after a restart: by its id for the store, by the opened
+// document, or with its HTML.
+function relaunchRequest(info, req) {
+  if (info.source === "store") return { ref: info.appId };
+  if (info.source === "document") return { document: req.document };
+  return { html: req.html, name: req.name || "" };
 }
 
 export function callTool(appId, name, args) {
@@ -236,6 +281,7 @@ export async function close(appId) {
   if (!app) return false;
   apps.delete(appId);
   app.shut();
+  track({ op: "close", appId });
   changed();
   await Promise.allSettled([call("SandboxService.Release", app.launchId), call("RegistryService.Unregister", appId)]);
   logActivity("you", "close", app.title);
@@ -314,17 +360,51 @@ function wire() {
   // A file opened on the command line, by a second launch, a drop on the window or File › Open (desktop)
   // opens as a mini-app.
   document.addEventListener("voicebox:open-document", (e) => {
-    if (!config || !config.guard || !e.detail) return;
+    if (!config || guardProblem() || !e.detail) return;
     e.preventDefault();
     launchFromRoom({ document: e.detail.id }, e.detail.name);
   });
   configReady.then((c) => {
-    if (c && c.guard) return;
     const box = document.getElementById("mini-app-container");
+    if (c && c.unsafeNoGuard) {
+      console.warn(c.guardMessage);
+      if (box) box.prepend(el("div", { id: "mini-apps-unsafe", class: "disabled-banner", role: "alert" }, c.guardMessage));
+      return;
+    }
+    if (!guardProblem()) return;
     if (box) box.prepend(el("div", { id: "mini-apps-disabled", class: "disabled-banner", role: "alert" }, guardMessage()));
   });
   call("RegistryService.Hello", roomId).catch((err) => notify(`The registry did not answer: ${err.message}`, "error"));
-  window.addEventListener("pagehide", () => { call("RegistryService.Goodbye", roomId).catch(() => {}); });
+  window.addEventListener("pagehide", () => {
+    call("RegistryService.Goodbye", roomId).catch(() => {});
+    track({ op: "goodbye" });
+  });
+  recoverAtBoot();
+}
+
+// After the desktop restarted a hung web process, the reloaded room asks what happened: it shows the
+// notices and reopens the apps that were open (one at a time, so an app that hangs again while it loads is
+// the one blamed next), leaving the offending one closed.
+async function recoverAtBoot() {
+  if (!isDesktop()) return;
+  let plan;
+  try { plan = await call("RoomService.Recovery", roomId); } catch { return; }
+  if (!plan || !plan.recovered) return;
+  for (const n of plan.notices || []) notify(n, "error");
+  logActivity("Voicebox", "watchdog", plan.reason, plan.closed ? `closed ${plan.closed.title} (${plan.why})` : "restarted", true);
+  await configReady;
+  let reopened = 0;
+  const failed = [];
+  for (const r of plan.reopen || []) {
+    try {
+      await launch(r.request);
+      reopened++;
+    } catch (err) {
+      failed.push(r.title);
+      notify(`Could not reopen ${r.title}: ${err.message}`, "error");
+    }
+  }
+  track({ op: "reopened", reopened, failed });
 }
 
 const api = {

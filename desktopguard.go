@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	goruntime "runtime"
+	"sync/atomic"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/voicebox/voicebox/backend/guard"
+	"github.com/voicebox/voicebox/backend/recovery"
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/services"
+)
+
+// desktopGuard is the window's side of backend/guard: it installs the guard before wails.Run, says in the
+// room's configuration whether mini-apps may run, asks the person before a link leaves for the browser,
+// and keeps the watchdog's memory (backend/recovery) so a room restarted after a hang reopens its apps.
+type desktopGuard struct {
+	unsafe      bool   // VOICEBOX_UNSAFE_NO_GUARD=1: tests only
+	unsupported string // why there is no guard on this platform ("" where there is one)
+	ctx         atomic.Pointer[context.Context]
+	tracker     *recovery.Tracker
+}
+
+// installGuard installs the guard; it must run on the main goroutine before wails.Run. An error means
+// the window must not open: Voicebox does not run mini-apps next to an IPC channel it could not confine.
+func (a *App) installGuard() error {
+	g := &a.guard
+	g.tracker = recovery.New(log.Printf)
+	g.unsafe = os.Getenv(guard.UnsafeNoGuardEnv) == "1"
+	err := guard.Install(guard.Options{
+		RoomOrigin:      DesktopRoomOrigin,
+		ConfirmExternal: a.confirmExternal,
+		OnRecovering:    a.recovering,
+		OnRecovered: func() {
+			log.Printf("watchdog: the room is back (guard active: %v)", guard.Active())
+		},
+		Disabled: g.unsafe,
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, guard.ErrUnsupported):
+		g.unsupported = fmt.Sprintf("mini-apps are disabled on this platform (%s): Voicebox cannot yet keep them away from the window's IPC here", goruntime.GOOS)
+		log.Printf("guard: %s", g.unsupported)
+	default:
+		return fmt.Errorf("the desktop guard could not be installed, so the window stays closed (mini-apps would reach Voicebox's IPC): %w", err)
+	}
+	if g.unsafe {
+		log.Printf("WARNING: %s=1: the desktop guard is OFF. Every mini-app frame can call Voicebox's Go methods, "+
+			"open URLs, fake file drops and quit the app. This is for tests only.", guard.UnsafeNoGuardEnv)
+	}
+	return nil
+}
+
+// guardConfig fills the room's Guard fields. It is asked at call time: guard.Active turns true only when
+// Wails packs its web view, after OnStartup.
+func (a *App) guardConfig(cfg *services.RoomConfig) {
+	g := &a.guard
+	switch {
+	case g.unsafe:
+		cfg.Guard, cfg.UnsafeNoGuard = true, true
+		cfg.GuardMessage = "UNSAFE: the desktop guard is off (" + guard.UnsafeNoGuardEnv + "=1, for tests only): every mini-app can reach Voicebox's IPC"
+	case g.unsupported != "":
+		cfg.Guard, cfg.GuardMessage = false, g.unsupported
+	case guard.Active():
+		cfg.Guard, cfg.GuardMessage = true, ""
+	default:
+		cfg.Guard, cfg.GuardMessage = false, "the desktop guard is not active, so mini-apps could reach Voicebox's IPC"
+	}
+}
+
+func (a *App) setLiveContext(ctx context.Context) { a.guard.ctx.Store(&ctx) }
+
+func (a *App) liveContext() context.Context {
+	if p := a.guard.ctx.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// confirmExternal asks the person before the guard hands a web address to the system browser. It runs on
+// its own goroutine; the address is already known to be an absolute http(s) URL.
+func (a *App) confirmExternal(url string) bool {
+	ctx := a.liveContext()
+	if ctx == nil {
+		return false
+	}
+	answer, err := runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+		Type:          runtime.QuestionDialog,
+		Title:         "Open in your browser?",
+		Message:       "A page in Voicebox wants to open this address in your web browser:\n\n" + url + "\n\nOpen it?",
+		Buttons:       []string{"Yes", "No"},
+		DefaultButton: "No",
+		CancelButton:  "No",
+	})
+	if err != nil {
+		log.Printf("guard: asking about %s: %v", url, err)
+		return false
+	}
+	yes := answer == "Yes"
+	log.Printf("guard: the person said %q to opening %s", answer, url)
+	return yes
+}
+
+// recovering runs on the GTK thread when the guard starts restarting the room (it must not block): the
+// tracker decides what to close and reopen, and whatever waited on the dead room is refused.
+func (a *App) recovering(reason string) {
+	dead := a.guard.tracker.Hang(reason)
+	go func() {
+		for _, room := range dead {
+			if n := a.host.Registry.FailRoom(room, registry.CodeRoomReloaded,
+				"the room stopped responding and was restarted before the app answered"); n > 0 {
+				log.Printf("watchdog: refused %d request(s) that were waiting on the old room", n)
+			}
+			_ = a.host.RegistryService.Goodbye(room) // its apps' tools and launch tokens go
+		}
+	}()
+}
+
+// Track is how the room tells the watchdog what it runs (launches, readiness, focus, tool calls, closes).
+func (r *RoomService) Track(ev recovery.Event) error { return r.app.guard.tracker.Track(ev) }
+
+// Recovery is what the room asks at boot: after a restart, the apps to open again, the one that was
+// closed and the notices to show (Recovered is false otherwise). Only the first room to ask gets the plan.
+func (r *RoomService) Recovery(room string) (recovery.Plan, error) {
+	return r.app.guard.tracker.Take(room)
+}
