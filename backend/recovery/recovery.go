@@ -271,7 +271,7 @@ func (t *Tracker) reopened(e Event) {
 	if p.plan.Closed != nil {
 		closed = p.plan.Closed.Title
 	}
-	line := fmt.Sprintf("watchdog: room recovered; closed %s; reopened %d apps (%.1f s after the room stopped answering)",
+	line := fmt.Sprintf("watchdog: room recovered; closed %s; reopened %d apps (%.1f s after the restart began)",
 		closed, e.Reopened, t.now().Sub(p.since).Seconds())
 	if len(e.Failed) > 0 {
 		line += fmt.Sprintf("; could not reopen %s", strings.Join(limit(e.Failed, 8), ", "))
@@ -498,5 +498,6 @@ func (t *Tracker) Take(roomID string) (Plan, error) {
 	}
 	t.plan = nil
 	t.given[roomID] = p
+	t.logf("watchdog: the reloaded room was told: %s", strings.Join(p.plan.Notices, " "))
 	return p.plan, nil
 }

@@ -169,6 +169,9 @@ func TestPlanIsTakenOnceAndLogged(t *testing.T) {
 	if !log.has("watchdog: room recovered; closed Busy Probe; reopened 1 apps") {
 		t.Errorf("log: %q", log.lines)
 	}
+	if !log.has("watchdog: the reloaded room was told: Busy Probe stopped responding and was closed. Reopened 1 app (Other App).") {
+		t.Errorf("log: %q", log.lines)
+	}
 	if again, _ := tr.Take("r3"); again.Recovered {
 		t.Fatal("the plan was handed out twice")
 	}

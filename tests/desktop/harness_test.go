@@ -165,9 +165,15 @@ type openApp struct {
 	Tools []string `json:"tools"`
 }
 
+// launchApp opens an app through MCP, waiting for the room to be up first.
 func launchApp(t *testing.T, cs *mcp.ClientSession, ref string) openApp {
 	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
 	text, refused := toolText(t, cs, 30*time.Second, "launch_mini_app", map[string]any{"ref": ref})
+	for refused && strings.Contains(text, `"no-room"`) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		text, refused = toolText(t, cs, 30*time.Second, "launch_mini_app", map[string]any{"ref": ref})
+	}
 	var a openApp
 	if refused || json.Unmarshal([]byte(text), &a) != nil || a.AppID == "" {
 		t.Fatalf("launch_mini_app %s: %s (refused %v)", ref, text, refused)

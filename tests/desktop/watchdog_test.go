@@ -1,0 +1,141 @@
+package desktop
+
+// The watchdog in the real binary. The room, the bridges and every mini-app share one web process, so an
+// app that spins freezes them all: the guard must notice within two seconds, restart the process and
+// reload the room, and the room must come back with the other apps reopened (their memory gone, as the
+// notice says) and the offending one left closed with its own notice. A tool call that was in flight is
+// refused to its caller.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func testdata(t *testing.T, names ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = string(b)
+	}
+	return out
+}
+
+func count(t *testing.T, cs *mcp.ClientSession, tool string) int {
+	t.Helper()
+	text, refused := toolText(t, cs, 10*time.Second, tool, map[string]any{})
+	var r struct {
+		Count int `json:"count"`
+	}
+	if refused || json.Unmarshal([]byte(text), &r) != nil {
+		t.Fatalf("%s: %s (refused %v)", tool, text, refused)
+	}
+	return r.Count
+}
+
+var reloadedRE = regexp.MustCompile(`room reloaded (\d+) ms after the recovery started`)
+
+func TestWatchdogRecoversFromAHungApp(t *testing.T) {
+	t.Parallel()
+	s := startSession(t)
+	b := newBox(t, s, testdata(t, "other.html", "busy.html", "late.html"))
+	b.start(t, nil)
+	s.window(t, b.app)
+	cs := b.mcpClient(t)
+
+	other := launchApp(t, cs, "other.html")
+	countTool := toolNamed(t, other, "count")
+	count(t, cs, countTool)
+	if n := count(t, cs, countTool); n != 2 {
+		t.Fatalf("count = %d, want 2", n)
+	}
+	busy := launchApp(t, cs, "busy.html")
+
+	// 1. A tool call that never returns: the app with the call in flight is blamed.
+	type outcome struct {
+		text    string
+		refused bool
+		after   time.Duration
+	}
+	spun := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		text, refused := toolText(t, cs, 15*time.Second, toolNamed(t, busy, "spin"), map[string]any{})
+		spun <- outcome{text, refused, time.Since(start)}
+	}()
+	recoveredAt, ok := b.waitLog(t, "watchdog: room recovered; closed Busy Probe; reopened 1 apps", 15*time.Second)
+	if !ok {
+		s.keepScreenshot(t, "watchdog-hang.png")
+		t.Fatal("no log line \"watchdog: room recovered; closed Busy Probe; reopened 1 apps\"")
+	}
+	took := recoveredAt.Sub(start)
+	reload := "?"
+	if m := reloadedRE.FindStringSubmatch(b.output()); m != nil {
+		reload = m[1] + " ms"
+	}
+	t.Logf("recovered (Other App reopened and ready) %v after the spinning call started; the room itself reloaded %s after the hang was detected", took.Round(10*time.Millisecond), reload)
+	if took > 5*time.Second {
+		t.Errorf("recovery took %v, want under 5 s", took)
+	}
+	for _, want := range []string{
+		"guard: watchdog: the room stopped answering; restarting the web process",
+		"watchdog: the room stopped responding; closing Busy Probe (a tool call was in flight); will reopen 1 apps: Other App",
+		"watchdog: the reloaded room was told: Busy Probe stopped responding and was closed. Reopened 1 app (Other App). They started over",
+		"watchdog: the room is back (guard active: true)",
+	} {
+		if !strings.Contains(b.output(), want) {
+			t.Errorf("no log line %q", want)
+		}
+	}
+	select {
+	case o := <-spun:
+		t.Logf("the spinning call was answered after %v: %s", o.after.Round(10*time.Millisecond), o.text)
+		if !o.refused || !strings.Contains(o.text, `"refused":"room-reloaded"`) {
+			t.Errorf("the call in flight got %s (refused %v), want a room-reloaded refusal", o.text, o.refused)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the call in flight was never answered")
+	}
+	open := openApps(t, cs)
+	if _, ok := findApp(open, "Busy Probe"); ok {
+		t.Errorf("Busy Probe is open again: %+v", open)
+	}
+	reopened, ok := findApp(open, "Other App")
+	if !ok {
+		t.Fatalf("Other App was not reopened: %+v", open)
+	}
+	if n := count(t, cs, toolNamed(t, reopened, "count")); n != 1 {
+		t.Errorf("Other App counts %d after the restart, want 1 (it started over)", n)
+	}
+	if os.Getenv("VOICEBOX_SCREENSHOTS") != "" {
+		time.Sleep(time.Second) // the reloaded room's notices and the reopened app on screen
+		s.keepScreenshot(t, "watchdog-recovered.png")
+	}
+
+	// 2. An app that spins on its own, with no call in flight: the app launched last is blamed.
+	launchApp(t, cs, "late.html")
+	if _, ok := b.waitLog(t, "watchdog: room recovered; closed Late Spinner; reopened 1 apps", 15*time.Second); !ok {
+		s.keepScreenshot(t, "watchdog-late.png")
+		t.Fatal("no log line \"watchdog: room recovered; closed Late Spinner; reopened 1 apps\"")
+	}
+	if !strings.Contains(b.output(), "closing Late Spinner (it was the app used last)") {
+		t.Error("Late Spinner was not blamed as the app used last")
+	}
+	open = waitOpen(t, cs, 5*time.Second, "Other App open alone", func(a []openApp) bool {
+		_, ok := findApp(a, "Other App")
+		return ok && len(a) == 1
+	})
+	if !b.running() {
+		t.Fatalf("voicebox exited: %v", b.err)
+	}
+}
