@@ -104,18 +104,40 @@ func compact(b json.RawMessage) string {
 
 func openRoom(t testing.TB, p page) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var ready bool
-		raw, err := p.evalRaw(`return document.body && document.body.dataset.ready === "true" && !!window.voicebox;`)
-		if err == nil && json.Unmarshal(raw, &ready) == nil && ready {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the room did not become ready: %v %s", p.name(), err, raw)
-		}
-		time.Sleep(100 * time.Millisecond)
+	waitTrue(t, p, 20*time.Second, 100*time.Millisecond, "the room to become ready",
+		`return document.body && document.body.dataset.ready === "true" && !!window.voicebox;`)
+}
+
+// roomCases runs every case above in one browser against one server. busy adds the busy-app check (a
+// separate renderer process, Chromium only); afterHostile, if set, runs at the end of the hostile case.
+func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *testing.T)) {
+	openRoom(t, p)
+	var echo string
+	if !t.Run("launch and call", func(t *testing.T) { echo = caseLaunchAndCall(t, p, s) }) {
+		t.FailNow()
 	}
+	t.Run("argument refusals", func(t *testing.T) { caseArgumentRefusals(t, p, s, echo) })
+	bounds := "bounds: 64 KiB, 5 s"
+	if busy {
+		bounds += ", busy app"
+	}
+	t.Run(bounds, func(t *testing.T) { caseBounds(t, p, echo, busy) })
+	t.Run("16 tools", func(t *testing.T) { caseTooManyTools(t, p) })
+	t.Run("standards mode kept", func(t *testing.T) { caseStandardsMode(t, p) })
+	t.Run("hostile app", func(t *testing.T) {
+		caseHostile(t, p, s)
+		if afterHostile != nil {
+			afterHostile(t)
+		}
+	})
+	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
+	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
+	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
+	t.Run("reload and close", func(t *testing.T) {
+		var id string
+		eval(t, p, &id, `return window.voicebox.apps().find((a) => a.title === "Echo Lab").appId;`)
+		caseLifecycle(t, p, s, id)
+	})
 }
 
 var echoTools = []string{"big", "busy", "echo", "fail", "info", "mcp", "reload", "set_score", "slow", "storage", "webmcp_alias"}

@@ -72,10 +72,11 @@ func chromiumFlags(t testing.TB) []chromedp.ExecAllocatorOption {
 	return opts
 }
 
-// openChromium starts a browser and loads the room.
-func openChromium(t testing.TB, url string) *chromiumPage {
+// openChromium starts a browser (with chromiumFlags and any extra) and loads the room. Dialogs are
+// dismissed and recorded.
+func openChromium(t testing.TB, url string, extra ...chromedp.ExecAllocatorOption) *chromiumPage {
 	t.Helper()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumFlags(t)...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromiumFlags(t), extra...)...)
 	p := &chromiumPage{}
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {
 		if d, ok := ev.(*cdppage.EventJavascriptDialogOpening); ok {
@@ -109,29 +110,11 @@ func TestChromium(t *testing.T) {
 	}
 	s := startServer(t)
 	p := openChromium(t, s.url)
-	openRoom(t, p)
-	var echo string
-	if !t.Run("launch and call", func(t *testing.T) { echo = caseLaunchAndCall(t, p, s) }) {
-		t.FailNow()
-	}
-	t.Run("argument refusals", func(t *testing.T) { caseArgumentRefusals(t, p, s, echo) })
-	t.Run("bounds: 64 KiB, 5 s, busy app", func(t *testing.T) { caseBounds(t, p, echo, true) })
-	t.Run("16 tools", func(t *testing.T) { caseTooManyTools(t, p) })
-	t.Run("standards mode kept", func(t *testing.T) { caseStandardsMode(t, p) })
-	t.Run("hostile app", func(t *testing.T) {
-		caseHostile(t, p, s)
+	roomCases(t, p, s, true, func(t *testing.T) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.dialogs) > 0 {
 			t.Errorf("dialogs opened: %v", p.dialogs)
 		}
-	})
-	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
-	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
-	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
-	t.Run("reload and close", func(t *testing.T) {
-		var id string
-		eval(t, p, &id, `return window.voicebox.apps().find((a) => a.title === "Echo Lab").appId;`)
-		caseLifecycle(t, p, s, id)
 	})
 }

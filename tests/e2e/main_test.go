@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,9 +36,11 @@ func TestMain(m *testing.M) {
 // server is one running `voicebox serve` with its own workspace and data folders.
 type server struct {
 	url       string // http://127.0.0.1:port (no trailing slash)
+	bin       string // the binary it runs (testbin.Path)
 	workspace string
 	data      string
 	cmd       *exec.Cmd
+	stopOnce  sync.Once
 }
 
 // requireTool fails (never skips, unless -short) when a program the test needs is missing.
@@ -53,15 +56,16 @@ func requireTool(t testing.TB, path, aptPackage string) string {
 	return p
 }
 
-// startServer runs the binary on a random port with the test apps in its workspace and one on its shelf.
-func startServer(t testing.TB) *server {
+// startServer runs `voicebox serve [flags…]` on a random port with the test apps in its workspace and one on
+// its shelf, and stops it (Ctrl+C, then a kill after 5 s) when the test ends.
+func startServer(t testing.TB, flags ...string) *server {
 	t.Helper()
 	bin, err := testbin.Path()
 	if err != nil {
 		t.Fatalf("voicebox binary: %v", err)
 	}
 	root := t.TempDir()
-	s := &server{workspace: filepath.Join(root, "workspace"), data: filepath.Join(root, "data")}
+	s := &server{bin: bin, workspace: filepath.Join(root, "workspace"), data: filepath.Join(root, "data")}
 	for _, d := range []string{s.workspace, filepath.Join(s.data, "mini-apps")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -80,7 +84,8 @@ func startServer(t testing.TB) *server {
 	if err := os.WriteFile(filepath.Join(s.data, "mini-apps", "shelf-echo.html"), []byte(shelf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--workspace", s.workspace, "--data", s.data)
+	args := append(append([]string{"serve"}, flags...), "--addr", "127.0.0.1:0", "--workspace", s.workspace, "--data", s.data)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+root)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = &logWriter{t: t}
@@ -88,17 +93,7 @@ func startServer(t testing.TB) *server {
 		t.Fatal(err)
 	}
 	s.cmd = cmd
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
+	t.Cleanup(s.stop)
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -112,9 +107,25 @@ func startServer(t testing.TB) *server {
 	case u := <-lines:
 		s.url = strings.TrimSuffix(strings.TrimSpace(u), "/")
 	case <-time.After(30 * time.Second):
-		t.Fatal("voicebox serve did not print its room URL")
+		t.Fatalf("voicebox %s did not print its room URL", strings.Join(args[:1+len(flags)], " "))
 	}
 	return s
+}
+
+// stop ends the server as Ctrl+C does (a kill after 5 s) and waits for it; a test that checks what the
+// server leaves behind calls it first, the test's cleanup again (only the first call acts).
+func (s *server) stop() {
+	s.stopOnce.Do(func() {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-done
+		}
+	})
 }
 
 type logWriter struct{ t testing.TB }
@@ -203,6 +214,24 @@ func eval(t testing.TB, p page, out any, js string, args ...any) {
 		if err := json.Unmarshal(raw, out); err != nil {
 			t.Fatalf("%s: decode %s: %v", p.name(), raw, err)
 		}
+	}
+}
+
+// waitTrue polls a script (the body of an async function) in p every `every` until it returns true, and
+// fails the test after `within`.
+func waitTrue(t testing.TB, p page, within, every time.Duration, what, script string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var ok bool
+		raw, err := p.evalRaw(script)
+		if err == nil && json.Unmarshal(raw, &ok) == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: timed out waiting for %s (%v %s)", p.name(), what, err, raw)
+		}
+		time.Sleep(every)
 	}
 }
 

@@ -6,7 +6,6 @@ package e2e
 // over Streamable HTTP and through `voicebox mcp` over stdio, and the Go SDK's client for list_changed.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -21,18 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/voicebox/voicebox/tests/testbin"
 )
-
-// mcpServe is one `voicebox serve --mcp` with its own folders.
-type mcpServe struct {
-	bin, room, data, workspace string
-	home                       string
-	cmd                        *exec.Cmd
-}
 
 type mcpDiscovery struct {
 	URL   string `json:"url"`
@@ -41,93 +30,37 @@ type mcpDiscovery struct {
 }
 
 // mcpNeed fails (never skips, unless -short) when chromium, node or the inspector CLI is missing.
-func mcpNeed(t *testing.T) (chromium, inspector string) {
+func mcpNeed(t *testing.T) (inspector string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the MCP end-to-end test needs Chromium, node and npm packages; skipped in -short mode")
 	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium is missing: apt-get install chromium (scripts/deps.sh test installs it)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is missing: apt-get install nodejs (scripts/deps.sh test installs it)")
-	}
+	requireTool(t, "/usr/bin/chromium", "chromium")
+	requireTool(t, "node", "nodejs")
 	_, file, _, _ := runtime.Caller(0)
 	inspector = filepath.Join(filepath.Dir(file), "..", "..", "frontend", "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "index.js")
 	if _, err := os.Stat(inspector); err != nil {
 		t.Fatalf("the MCP Inspector CLI is missing (%v): run scripts/deps.sh test, or `npm ci --ignore-scripts` in frontend/", err)
 	}
-	return chromium, inspector
+	return inspector
 }
 
-func startMCPServe(t *testing.T) *mcpServe {
+// startMCPServe runs `voicebox serve --mcp` (its MCP server on a random port too) and checks, once it has
+// stopped, that it removed its discovery file.
+func startMCPServe(t *testing.T) *server {
 	t.Helper()
-	bin, err := testbin.Path()
-	if err != nil {
-		t.Fatalf("voicebox binary: %v", err)
-	}
-	root := t.TempDir()
-	s := &mcpServe{bin: bin, home: root, data: filepath.Join(root, "data"), workspace: filepath.Join(root, "workspace")}
-	if err := os.MkdirAll(s.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("testdata/mcp_scoreboard.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(s.workspace, "mcp_scoreboard.html"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve", "--mcp", "--addr", "127.0.0.1:0", "--workspace", s.workspace, "--data", s.data)
-	cmd.Env = append(os.Environ(), "HOME="+root, "VOICEBOX_MCP_ADDR=127.0.0.1:0")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = &mcpLog{t: t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s.cmd = cmd
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+	t.Setenv("VOICEBOX_MCP_ADDR", "127.0.0.1:0")
+	s := startServer(t, "--mcp")
+	t.Cleanup(func() { // before startServer's own cleanup, which then has nothing left to do
+		s.stop()
 		if _, err := os.Stat(filepath.Join(s.data, "mcp.json")); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the discovery file outlived `voicebox serve`: %v", err)
 		}
 	})
-	rooms := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "Voicebox room: "); ok {
-				rooms <- strings.TrimSuffix(strings.TrimSpace(u), "/")
-			}
-		}
-	}()
-	select {
-	case s.room = <-rooms:
-	case <-time.After(30 * time.Second):
-		t.Fatal("voicebox serve --mcp did not print its room URL")
-	}
 	return s
 }
 
-type mcpLog struct{ t *testing.T }
-
-func (w *mcpLog) Write(p []byte) (int, error) {
-	if s := strings.TrimSpace(string(p)); s != "" {
-		w.t.Logf("voicebox: %s", s)
-	}
-	return len(p), nil
-}
-
-func (s *mcpServe) discovery(t *testing.T) (mcpDiscovery, error) {
+func (s *server) discovery(t *testing.T) (mcpDiscovery, error) {
 	t.Helper()
 	var d mcpDiscovery
 	b, err := os.ReadFile(filepath.Join(s.data, "mcp.json"))
@@ -197,7 +130,7 @@ func mcpInspectCall(t *testing.T, script string, target []string, tool string, k
 }
 
 func TestMCPEndToEnd(t *testing.T) {
-	chromium, script := mcpNeed(t)
+	script := mcpNeed(t)
 	s := startMCPServe(t)
 	var d mcpDiscovery
 	for i := 0; ; i++ {
@@ -218,61 +151,15 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	httpTarget := []string{d.URL, "--transport", "http", "--header", "Authorization: Bearer " + d.Token}
 
-	// The room, in a browser, with the sandbox: what a person watches.
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", "new"),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	eval := func(out any, js string) {
+	// The room, in a browser, with the sandbox: what a person watches. eval and waitFor take an expression.
+	p := openChromium(t, s.url)
+	eval := func(out any, expr string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(browser, 20*time.Second)
-		defer cancel()
-		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage]("(async () => (await ("+js+")) ?? null)()", chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("room: %v\nscript: %s", err, js)
-		}
-		if out != nil {
-			if err := json.Unmarshal(raw, out); err != nil {
-				t.Fatalf("room: %s: %v", raw, err)
-			}
-		}
+		eval(t, p, out, "return (%s);", expr)
 	}
-	waitFor := func(what, js string) {
+	waitFor := func(what, expr string) {
 		t.Helper()
-		for i := 0; ; i++ {
-			var ok bool
-			eval(&ok, js)
-			if ok {
-				return
-			}
-			if i == 150 {
-				t.Fatalf("the room never showed %s (%s)", what, js)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	// The first run on the browser's own context starts it (a run on a derived context would tie the
-	// browser's life to that context's timeout).
-	if err := chromedp.Do(browser); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	{
-		ctx, cancel := context.WithTimeout(browser, 30*time.Second)
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.room+"/")); err != nil {
-			cancel()
-			t.Fatalf("open the room: %v", err)
-		}
-		cancel()
+		waitTrue(t, p, 15*time.Second, 100*time.Millisecond, what, "return ("+expr+");")
 	}
 	waitFor("itself", `document.body.dataset.ready === "true" && document.body.dataset.mcp === "on"`)
 	var shownURL string
@@ -320,7 +207,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	waitFor("the watcher as a connected client", `!!document.querySelector('#mcp-clients li[data-client="e2e-watcher"]')`)
 
 	// 1. The Inspector opens the app: the room launches it in the sandbox and its tools appear.
-	res := mcpInspectCall(t, script, httpTarget, "launch_mini_app", "ref=mcp_scoreboard.html")
+	res := mcpInspectCall(t, script, httpTarget, "launch_mini_app", "ref=scoreboard.html")
 	if res.IsError {
 		var log string
 		eval(&log, `[...document.querySelectorAll("#activity-log li, #notices .notice")].map((n) => n.textContent).join("\n")`)
@@ -331,7 +218,7 @@ func TestMCPEndToEnd(t *testing.T) {
 		Title string   `json:"title"`
 		Tools []string `json:"tools"`
 	}
-	if err := json.Unmarshal([]byte(res.text()), &app); err != nil || app.Title != "MCP Scoreboard" || len(app.Tools) != 2 {
+	if err := json.Unmarshal([]byte(res.text()), &app); err != nil || app.Title != "Scoreboard" || len(app.Tools) != 2 {
 		t.Fatalf("launch result %s (%v)", res.text(), err)
 	}
 	setScore, readBoard := "", ""
@@ -367,7 +254,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	for _, tl := range listed.Tools {
 		if tl.Name == setScore {
 			found = true
-			if !strings.Contains(tl.Description, "MCP Scoreboard") || tl.InputSchema["type"] != "object" {
+			if !strings.Contains(tl.Description, `"Scoreboard"`) || tl.InputSchema["type"] != "object" {
 				t.Fatalf("%s as listed: %+v", setScore, tl)
 			}
 		}
@@ -382,7 +269,7 @@ func TestMCPEndToEnd(t *testing.T) {
 		t.Fatalf("%s: %+v", setScore, res)
 	}
 	res = mcpInspectCall(t, script, httpTarget, readBoard)
-	if res.text() != `{"home":"3","away":"0"}` {
+	if res.text() != `{"home":"3","away":"0","seen":"1"}` {
 		t.Fatalf("the app's DOM after the call: %s", res.text())
 	}
 	waitFor("the Inspector's call in the activity log",
@@ -402,7 +289,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(tr.Content[0].(*mcp.TextContent).Text), &ref); err != nil || ref.Refused != "invalid-argument-type" || ref.Path != "/points" {
 		t.Fatalf("type refusal: %+v (%v)", ref, err)
 	}
-	if res = mcpInspectCall(t, script, httpTarget, readBoard); res.text() != `{"home":"3","away":"0"}` {
+	if res = mcpInspectCall(t, script, httpTarget, readBoard); res.text() != `{"home":"3","away":"0","seen":"1"}` {
 		t.Fatalf("a refused call changed the app: %s", res.text())
 	}
 
@@ -412,7 +299,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	if res.IsError || res.text() != `{"ok":true,"currentScore":2}` {
 		t.Fatalf("%s over stdio: %+v", setScore, res)
 	}
-	if res = mcpInspectCall(t, script, stdio, readBoard); res.text() != `{"home":"3","away":"2"}` {
+	if res = mcpInspectCall(t, script, stdio, readBoard); res.text() != `{"home":"3","away":"2","seen":"2"}` {
 		t.Fatalf("the app's DOM after the stdio call: %s", res.text())
 	}
 
@@ -425,7 +312,7 @@ func TestMCPEndToEnd(t *testing.T) {
 		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("f", 64)}, 401},
 		{"no token", nil, 401},
 		{"foreign origin", map[string]string{"Authorization": "Bearer " + d.Token, "Origin": "https://evil.example"}, 403},
-		{"the room's own origin", map[string]string{"Authorization": "Bearer " + d.Token, "Origin": s.room}, 403},
+		{"the room's own origin", map[string]string{"Authorization": "Bearer " + d.Token, "Origin": s.url}, 403},
 		{"rebinding host", map[string]string{"Authorization": "Bearer " + d.Token, "Host": "evil.example:" + mcpPort(d.URL)}, 403},
 	} {
 		if got := mcpRawInitialize(t, d.URL, c.hdr); got != c.want {

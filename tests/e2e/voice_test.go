@@ -3,7 +3,7 @@ package e2e
 // The live voice session end to end: the real `voicebox serve` binary talks to protocol-level fakes of
 // OpenAI Realtime and Gemini Live (backend/voice/voicetest, reached through VOICEBOX_OPENAI_URL and
 // VOICEBOX_GEMINI_URL), the room runs in headless Chromium with a fake microphone, and a real mini-app
-// (testdata/voice_scoreboard.html) is driven by the fake model's function calls.
+// (testdata/scoreboard.html) is driven by the fake model's function calls.
 
 import (
 	"context"
@@ -25,23 +25,10 @@ const voiceKey = "sk-e2e-voice-key-0123456789"
 // openVoiceChromium is openChromium with a fake microphone (a tone) that needs no permission prompt.
 func openVoiceChromium(t *testing.T, url string) *chromiumPage {
 	t.Helper()
-	opts := append(chromiumFlags(t),
+	return openChromium(t, url,
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.Flag("use-fake-device-for-media-stream", true),
 	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	p := &chromiumPage{ctx: ctx}
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("chromium: start: %v", err)
-	}
-	start, cancelStart := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelStart()
-	if err := chromedp.Do(start, chromedp.Navigate(url+"/")); err != nil {
-		t.Fatalf("chromium: open the room: %v", err)
-	}
-	return p
 }
 
 // gesture runs a script as if the person had clicked (audio may start).
@@ -62,21 +49,10 @@ func gesture(t *testing.T, p *chromiumPage, out any, script string, args ...any)
 	return nil
 }
 
-// waitPage polls a script until it returns true.
+// waitPage polls a script until it returns true, for at most 10 s.
 func waitPage(t *testing.T, p page, what, script string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var ok bool
-		raw, err := p.evalRaw(script)
-		if err == nil && json.Unmarshal(raw, &ok) == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: timed out waiting for %s (%v %s)", p.name(), what, err, raw)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, what, script)
 }
 
 func awaitCtx(t *testing.T) context.Context {
@@ -132,7 +108,7 @@ func TestVoiceEndToEnd(t *testing.T) {
 		AppID string `json:"appId"`
 		Slug  string `json:"slug"`
 	}
-	s.api(t, "GET", "/api/mini-apps?ref=voice_scoreboard.html", nil, &entry)
+	s.api(t, "GET", "/api/mini-apps?ref=scoreboard.html", nil, &entry)
 	setScore := strings.ReplaceAll(entry.Slug, ".", "_") + "__set_score"
 
 	var scoreboard string
@@ -174,7 +150,7 @@ func voiceOpenAI(t *testing.T, p *chromiumPage, s *server, fake *voicetest.Serve
 	// "Open the scoreboard and give the home team three points", in one response.
 	sent := time.Now()
 	if err := c.FunctionCalls("resp_1",
-		voicetest.Call{ID: "call_launch", Name: "launch_mini_app", Args: `{"ref":"voice_scoreboard.html"}`},
+		voicetest.Call{ID: "call_launch", Name: "launch_mini_app", Args: `{"ref":"scoreboard.html"}`},
 		voicetest.Call{ID: "call_score", Name: setScore, Args: `{"team":"home","points":3}`},
 	); err != nil {
 		t.Fatal(err)
@@ -231,7 +207,7 @@ func voiceOpenAI(t *testing.T, p *chromiumPage, s *server, fake *voicetest.Serve
 	c.FunctionCalls("resp_bad",
 		voicetest.Call{ID: "bad_type", Name: setScore, Args: `{"team":"home","points":"three"}`},
 		voicetest.Call{ID: "bad_enum", Name: setScore, Args: `{"team":"referee","points":1}`},
-		voicetest.Call{ID: "bad_tool", Name: "voice_scoreboard__explode", Args: `{}`},
+		voicetest.Call{ID: "bad_tool", Name: "scoreboard__explode", Args: `{}`},
 	)
 	if _, err := c.AwaitType(ctx, "response.create"); err != nil {
 		t.Fatal(err)
@@ -361,7 +337,7 @@ func voiceGemini(t *testing.T, p *chromiumPage, s *server, fake *voicetest.Serve
 	// One turn: launch, then the new tool (through call_mini_app_tool, as Gemini fixed its tools at setup).
 	eval(t, p, nil, `await window.voicebox.session.sendText("open the scoreboard and give away two");`)
 	c.AwaitType(ctx, "clientContent")
-	c.ToolCall(voicetest.Call{ID: "g_launch", Name: "launch_mini_app", Args: `{"ref":"Voice Scoreboard"}`})
+	c.ToolCall(voicetest.Call{ID: "g_launch", Name: "launch_mini_app", Args: `{"ref":"Scoreboard"}`})
 	if _, err := c.AwaitType(ctx, "toolResponse"); err != nil {
 		t.Fatal(err)
 	}
@@ -469,12 +445,12 @@ func TestVoiceWebKit(t *testing.T) {
 	var entry struct {
 		Slug string `json:"slug"`
 	}
-	s.api(t, "GET", "/api/mini-apps?ref=voice_scoreboard.html", nil, &entry)
+	s.api(t, "GET", "/api/mini-apps?ref=scoreboard.html", nil, &entry)
 	setScore := entry.Slug + "__set_score"
 	eval(t, p, nil, `await window.voicebox.session.sendText("open the scoreboard, one for away");`)
 	c.AwaitType(ctx, "response.create")
 	c.FunctionCalls("r1",
-		voicetest.Call{ID: "w_launch", Name: "launch_mini_app", Args: `{"ref":"voice_scoreboard.html"}`},
+		voicetest.Call{ID: "w_launch", Name: "launch_mini_app", Args: `{"ref":"scoreboard.html"}`},
 		voicetest.Call{ID: "w_score", Name: setScore, Args: `{"team":"away","points":1}`},
 		voicetest.Call{ID: "w_bad", Name: setScore, Args: `{"team":"away","points":true}`},
 	)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,9 +9,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/voicebox/voicebox/tests/testbin"
 )
 
 // MiniBrowser ships with libwebkit2gtk-4.1-0; WebKitWebDriver with webkit2gtk-driver.
@@ -94,29 +94,6 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startXvfb runs a virtual X server of our own and returns its DISPLAY.
-func startXvfb(t testing.TB) string {
-	t.Helper()
-	requireTool(t, "Xvfb", "xvfb")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		t.Fatalf("start Xvfb: %v", err)
-	}
-	w.Close()
-	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
-	num, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil {
-		t.Fatalf("Xvfb did not report its display: %v", err)
-	}
-	return ":" + strings.TrimSpace(num)
-}
-
 // openWebKit starts WebKitWebDriver and a MiniBrowser session on the room.
 func openWebKit(t testing.TB, url string) *webkitPage {
 	t.Helper()
@@ -127,7 +104,8 @@ func openWebKit(t testing.TB, url string) *webkitPage {
 		}
 		t.Fatalf("%s is missing: install the Debian package libwebkit2gtk-4.1-0", miniBrowser)
 	}
-	display := startXvfb(t)
+	requireTool(t, "Xvfb", "xvfb")
+	display := testbin.Xvfb(t)
 	port := freePort(t)
 	cmd := exec.Command(driver, fmt.Sprintf("--port=%d", port), "--host=127.0.0.1")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+t.TempDir(), "WEBKIT_DISABLE_COMPOSITING_MODE=1",
@@ -178,22 +156,5 @@ func TestWebKit(t *testing.T) {
 	}
 	s := startServer(t)
 	p := openWebKit(t, s.url)
-	openRoom(t, p)
-	var echo string
-	if !t.Run("launch and call", func(t *testing.T) { echo = caseLaunchAndCall(t, p, s) }) {
-		t.FailNow()
-	}
-	t.Run("argument refusals", func(t *testing.T) { caseArgumentRefusals(t, p, s, echo) })
-	t.Run("bounds: 64 KiB, 5 s", func(t *testing.T) { caseBounds(t, p, echo, false) })
-	t.Run("16 tools", func(t *testing.T) { caseTooManyTools(t, p) })
-	t.Run("standards mode kept", func(t *testing.T) { caseStandardsMode(t, p) })
-	t.Run("hostile app", func(t *testing.T) { caseHostile(t, p, s) })
-	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
-	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
-	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
-	t.Run("reload and close", func(t *testing.T) {
-		var id string
-		eval(t, p, &id, `return window.voicebox.apps().find((a) => a.title === "Echo Lab").appId;`)
-		caseLifecycle(t, p, s, id)
-	})
+	roomCases(t, p, s, false, nil)
 }

@@ -1,14 +1,18 @@
 // Package testbin gives black-box tests the real voicebox binary: the one named by VOICEBOX_BIN (what
-// `make test` builds once), or a fresh build of the module for a lone `go test`.
+// `make test` builds once), or a fresh build of the module for a lone `go test`; and a virtual X server to
+// run it (or a browser) in.
 package testbin
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
+	"testing"
 )
 
 // Tags are the build tags of a real desktop build on Linux.
@@ -53,4 +57,27 @@ func Cleanup() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
+}
+
+// Xvfb runs a virtual X server of the test's own (1280×860, no TCP) until the test ends, and returns its
+// DISPLAY. The caller checks that Xvfb is installed.
+func Xvfb(t testing.TB) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
+	num, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		t.Fatalf("Xvfb did not report its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(num)
 }
