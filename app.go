@@ -64,15 +64,12 @@ func runDesktop(cmd cli.Command) int {
 		return fail(err)
 	}
 	err = wails.Run(&options.App{
-		Title:     "Voicebox",
-		Width:     1280,
-		Height:    820,
-		MinWidth:  760,
-		MinHeight: 480,
-		AssetServer: &assetserver.Options{
-			Assets:     frontend.Room(),
-			Middleware: roomCSP(h.BridgeOrigin()),
-		},
+		Title:            "Voicebox",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         760,
+		MinHeight:        480,
+		AssetServer:      roomAssetServer(h.BridgeOrigin()),
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
 		Menu:             app.menu(),
 		OnStartup:        app.startup,
@@ -93,6 +90,12 @@ func runDesktop(cmd cli.Command) int {
 
 // DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).
 const DesktopRoomOrigin = "wails://wails"
+
+// roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
+// a mini-app's HTML or any other document the room did not ship must never get the room's origin.
+func roomAssetServer(bridgeOrigin string) *assetserver.Options {
+	return &assetserver.Options{Assets: frontend.Room(), Middleware: roomCSP(bridgeOrigin)}
+}
 
 // roomCSP puts the room's Content-Security-Policy on what Wails serves, allowing frames from the sandbox only.
 func roomCSP(bridgeOrigin string) assetserver.Middleware {

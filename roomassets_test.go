@@ -1,0 +1,76 @@
+package main
+
+import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"strings"
+	"testing"
+
+	wailsassets "github.com/wailsapp/wails/v2/pkg/assetserver"
+
+	"github.com/voicebox/voicebox/frontend"
+)
+
+// What Wails serves at wails://wails is the embedded room only: no handler that could serve a store file,
+// a workspace page or an opened document (anything served there would get the room's origin and so the
+// window's IPC).
+func TestRoomAssetServerServesOnlyTheEmbeddedRoom(t *testing.T) {
+	opts := roomAssetServer("http://127.0.0.1:41234")
+	if opts.Handler != nil {
+		t.Fatal("the room's asset server has a Handler: files outside the embedded room could be served from wails://")
+	}
+	// Every embedded file is part of the room itself: markup, styles, scripts.
+	err := fs.WalkDir(frontend.Room(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch path.Ext(p) {
+		case ".js", ".css":
+		case ".html":
+			if p != "index.html" {
+				t.Errorf("an HTML document besides the room's index is embedded: %s", p)
+			}
+		default:
+			t.Errorf("unexpected embedded file %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	h, err := wailsassets.NewAssetHandler(*opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(method, p string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, "http://wails.localhost"+p, nil)
+		req.URL.Path = p // keep dot segments as a page could send them
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, p := range []string{"/", "/index.html", "/src/registry.js", "/style.css"} {
+		rec := get(http.MethodGet, p)
+		if rec.Code != http.StatusOK {
+			t.Errorf("GET %s: %d", p, rec.Code)
+		}
+		if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src http://127.0.0.1:41234") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("GET %s: CSP %q", p, csp)
+		}
+	}
+	for _, p := range []string{
+		"/mini-apps/keepme.html", "/keepme.html", "/hello.html", "/workspace/hello.html",
+		"/app/0123", "/bridge/0123", "/sandbox/bridge.js", "/sandbox/sdk.js",
+		"/../go.mod", "/../../etc/hostname", "/src/../../app.go", "/%2e%2e/go.mod", "/main.go", "/backend/sandbox/bridge.js",
+	} {
+		if rec := get(http.MethodGet, p); rec.Code == http.StatusOK {
+			t.Errorf("GET %s: %d, want no such file", p, rec.Code)
+		}
+	}
+	if rec := get(http.MethodPost, "/index.html"); rec.Code == http.StatusOK {
+		t.Errorf("POST: %d", rec.Code)
+	}
+}
