@@ -244,6 +244,9 @@ func TestGuardConfinesIPC(t *testing.T) {
 	if len(r.opened) > 0 {
 		t.Errorf("URLs were opened: %q", r.opened)
 	}
+	if len(r.all("confirm")) > 0 {
+		t.Errorf("ConfirmExternal was asked: %v", r.all("confirm"))
+	}
 	expect(t, r, "quit", "harness")
 }
 
@@ -277,6 +280,11 @@ func TestUnguardedLeakIsVisible(t *testing.T) {
 	opened := strings.Join(r.opened, " ")
 	if !strings.Contains(opened, "leak-bridge") || !strings.Contains(opened, "leak-inner") {
 		t.Errorf("BO: did not open the frames' URLs: %q", r.opened)
+	}
+	// The room's own runtime.BrowserOpenURL goes through too without the guard (with it, it is dropped:
+	// TestGuardConfinesIPC sees nothing opened).
+	if !strings.Contains(opened, "room-browser-open") {
+		t.Errorf("the room's BrowserOpenURL did not reach the opener unguarded: %q", r.opened)
 	}
 	expect(t, r, "quit", "NOT-harness")
 }

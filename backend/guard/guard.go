@@ -9,6 +9,9 @@
 // before it loads the index) and:
 //
 //   - moves the "external" handler into an isolated script world;
+//   - drops Wails' browser messages ("BO:<url>", runtime.BrowserOpenURL) even
+//     from the room: a web address reaches the system browser only through
+//     Options.ConfirmExternal;
 //   - adds two top-frame-only document-start user scripts: in the isolated
 //     world a forwarder that relays string messages from a DOM CustomEvent to
 //     the handler, only while location.origin is the room's; in the page world
