@@ -71,8 +71,7 @@ type geminiDriver struct {
 	c *conn
 
 	mu         sync.Mutex
-	setupDone  bool
-	toolsSig   string
+	declared   declaredTools
 	turn       int  // numbers the transcript lines of each turn
 	turnActive bool // the model owes the end of a turn
 	inflight   int  // tool call batches running
@@ -139,8 +138,7 @@ func (d *geminiDriver) handshake(ctx context.Context) error {
 		}
 		if msg.SetupComplete != nil {
 			d.mu.Lock()
-			d.setupDone = true
-			d.toolsSig = ts.Signature
+			d.declared = declaredTools{setupDone: true, sig: ts.Signature}
 			d.mu.Unlock()
 			d.c.s.setTools(len(ts.Declarations))
 			return nil
@@ -200,22 +198,17 @@ func (d *geminiDriver) text(text string) error {
 // setMode needs nothing upstream: Go gates the audio (push-to-talk sends only while held).
 func (d *geminiDriver) setMode(string) error { return nil }
 
+// toolsChanged resumes the session with the new tools: at once when idle, else at the end of the turn.
 func (d *geminiDriver) toolsChanged() {
-	ts, err := d.c.s.toolset()
-	if err != nil {
-		return
-	}
-	d.mu.Lock()
-	if !d.setupDone || ts.Signature == d.toolsSig {
-		d.mu.Unlock()
-		return
-	}
-	busy := d.turnActive || d.inflight > 0
-	if busy {
-		d.markDirty()
-	}
-	d.mu.Unlock()
-	if !busy {
+	changed, busy := false, false
+	d.c.ifToolsChanged(&d.mu, &d.declared, func(Toolset) {
+		changed = true
+		busy = d.turnActive || d.inflight > 0
+		if busy {
+			d.markDirty()
+		}
+	})
+	if changed && !busy {
 		d.c.replace("tools changed")
 	}
 }
@@ -360,11 +353,7 @@ func (d *geminiDriver) runCalls(calls []gmCall) {
 		}
 		var resp any
 		if res.OK {
-			r := res.Result
-			if len(r) == 0 {
-				r = json.RawMessage("null")
-			}
-			resp = map[string]any{"output": r}
+			resp = map[string]any{"output": res.output()}
 		} else {
 			resp = map[string]any{"error": res.refusalJSON()}
 		}

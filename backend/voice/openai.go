@@ -69,12 +69,11 @@ type openaiDriver struct {
 	c *conn
 
 	mu        sync.Mutex
-	toolsSig  string
+	declared  declaredTools
 	responses map[string]*oaResponse
 	active    int  // responses started and not done
 	owed      bool // a response.create waits for the active response to end
 	appended  bool // audio appended since the last commit
-	setupDone bool
 }
 
 func newOpenAI(c *conn) *openaiDriver {
@@ -139,13 +138,13 @@ func (d *openaiDriver) handshake(ctx context.Context) error {
 			}
 			sentUpdate = true
 			d.mu.Lock()
-			d.toolsSig = ts.Signature
+			d.declared.sig = ts.Signature
 			d.mu.Unlock()
 			d.c.s.setTools(len(ts.Declarations))
 		case "session.updated":
 			if sentUpdate {
 				d.mu.Lock()
-				d.setupDone = true
+				d.declared.setupDone = true
 				d.mu.Unlock()
 				return nil
 			}
@@ -244,23 +243,18 @@ func (d *openaiDriver) toolsChanged() { d.syncTools() }
 
 // syncTools declares the current tools with session.update when they changed since the last one sent.
 func (d *openaiDriver) syncTools() {
-	ts, err := d.c.s.toolset()
-	if err != nil {
-		return
-	}
-	d.mu.Lock()
-	if !d.setupDone || ts.Signature == d.toolsSig {
-		d.mu.Unlock()
-		return
-	}
-	d.toolsSig = ts.Signature
-	// Sent under the lock so two syncs cannot reorder their updates.
-	err = d.c.send(map[string]any{"type": "session.update", "session": map[string]any{
-		"type": "realtime", "tools": ts.Declarations, "tool_choice": "auto",
-	}})
-	d.mu.Unlock()
-	if err == nil {
-		d.c.s.setTools(len(ts.Declarations))
+	sent := -1
+	d.c.ifToolsChanged(&d.mu, &d.declared, func(ts Toolset) {
+		d.declared.sig = ts.Signature
+		// Sent under the lock so two syncs cannot reorder their updates.
+		if d.c.send(map[string]any{"type": "session.update", "session": map[string]any{
+			"type": "realtime", "tools": ts.Declarations, "tool_choice": "auto",
+		}}) == nil {
+			sent = len(ts.Declarations)
+		}
+	})
+	if sent >= 0 {
+		d.c.s.setTools(sent)
 	}
 }
 

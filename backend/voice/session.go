@@ -981,6 +981,27 @@ func (s *session) setTools(n int) {
 	s.m.setStatus(s, func(st *Status) { st.Tools = n })
 }
 
+// declaredTools is what a driver has declared upstream: whether the provider acknowledged the setup, and
+// the signature of the toolset the provider holds. The driver's own mutex guards it.
+type declaredTools struct {
+	setupDone bool
+	sig       string
+}
+
+// ifToolsChanged builds the session's toolset and, once the setup is done and only if the toolset differs
+// from what the provider holds, runs f with it under mu (the driver's mutex, so updates cannot reorder).
+func (c *conn) ifToolsChanged(mu *sync.Mutex, decl *declaredTools, f func(Toolset)) {
+	ts, err := c.s.toolset()
+	if err != nil {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if decl.setupDone && ts.Signature != decl.sig {
+		f(ts)
+	}
+}
+
 // audioOut hands the model's audio to the room at RoomOutputRate.
 func (s *session) audioOut(pcm []byte, rate int) {
 	if len(pcm) == 0 || len(pcm)%2 != 0 {

@@ -153,17 +153,21 @@ type callResult struct {
 // {"ok":false,"refused":code,"path":…,"message":…}.
 func (r callResult) modelJSON() json.RawMessage {
 	if r.OK {
-		res := r.Result
-		if len(res) == 0 {
-			res = json.RawMessage("null")
-		}
 		b, _ := json.Marshal(struct {
 			OK     bool            `json:"ok"`
 			Result json.RawMessage `json:"result"`
-		}{true, res})
+		}{true, r.output()})
 		return b
 	}
 	return r.refusalJSON()
+}
+
+// output is a successful call's result, null when the app returned nothing.
+func (r callResult) output() json.RawMessage {
+	if len(r.Result) == 0 {
+		return json.RawMessage("null")
+	}
+	return r.Result
 }
 
 func (r callResult) refusalJSON() json.RawMessage {
