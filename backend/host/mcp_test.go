@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/voicebox/voicebox/backend/config"
+	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/mcpserver"
 )
 
@@ -49,7 +50,7 @@ func TestMCPRoutesAndSwitch(t *testing.T) {
 	h := newTestHost(t)
 	h.StartMCP(false, "serve", "test")
 	mux := http.NewServeMux()
-	h.mcpRoutes(mux)
+	httpapi.MCPRoutes(h.MCPService)(mux)
 
 	code, st := do(t, mux, "GET", "/api/mcp", "")
 	if code != 200 || st["enabled"] != false || st["running"] != false {

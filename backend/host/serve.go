@@ -57,7 +57,7 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, ready fun
 		Registry: h.RegistryService,
 		Sandbox:  h.SandboxService,
 		Extra: func(mux *http.ServeMux) {
-			h.mcpRoutes(mux)
+			httpapi.MCPRoutes(h.MCPService)(mux)
 			httpapi.SessionRoutes(hostPort, h.SessionService, h.SettingsService)(mux)
 		},
 	})

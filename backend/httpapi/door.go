@@ -11,6 +11,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+
+	"github.com/voicebox/voicebox/backend/services"
 )
 
 // MaxBody is the shared door's body limit: room for any mini-app's HTML.
@@ -80,6 +82,69 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, overStatus in
 		return false
 	}
 	return true
+}
+
+// post is a route that decodes a JSON body of at most limit bytes (over it: 413) into a Req, calls do and
+// replies with what it returns.
+func post[Req, Res any](limit int64, do func(Req) (Res, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req Req
+		if readJSON(w, r, limit, http.StatusRequestEntityTooLarge, &req) {
+			v, err := do(req)
+			reply(w, v, err)
+		}
+	}
+}
+
+// run is a route that reads nothing from the request and replies with what do returns.
+func run[Res any](do func() (Res, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := do()
+		reply(w, v, err)
+	}
+}
+
+// ok is the answer of a call that returns nothing.
+func ok() map[string]bool { return map[string]bool{"ok": true} }
+
+// okOr answers {"ok":true}, or err.
+func okOr(err error) (map[string]bool, error) { return ok(), err }
+
+// reply answers v, or err as services.Describe says (status and {"error","message",…}).
+func reply(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		status, body := services.Describe(err)
+		writeJSON(w, status, body)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// method is one method's handler on a path that answers several (see byMethod).
+type method struct {
+	name string
+	h    http.HandlerFunc
+}
+
+// byMethod serves path with a handler per method; any other method is answered 405 (JSON, with Allow).
+func byMethod(path string, ms ...method) http.HandlerFunc {
+	allow := ""
+	for i, m := range ms {
+		if i > 0 {
+			allow += ", "
+		}
+		allow += m.name
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, m := range ms {
+			if r.Method == m.name {
+				m.h(w, r)
+				return
+			}
+		}
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on "+path)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/services"
-	"github.com/voicebox/voicebox/backend/store"
 )
 
 // fixture is a real store on disk behind the real handler, served by a real HTTP server.
@@ -27,90 +24,35 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{workspace: t.TempDir(), data: t.TempDir()}
-	write(t, filepath.Join(f.workspace, "calc.html"), "<!doctype html><title>Calculator</title><p>1+1")
-	write(t, filepath.Join(f.workspace, "notes.txt"), "not html")
-	st, err := store.Open(store.Roots{Workspace: f.workspace, Data: f.data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var handler http.Handler
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(f.srv.Close)
-	f.host = strings.TrimPrefix(f.srv.URL, "http://")
-	handler = New(Options{
-		Host:  f.host,
-		Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
-		Store: services.NewStoreService(st, nil),
-		Bus:   events.NewBus(),
-		Config: func() services.RoomConfig {
-			return services.RoomConfig{Mode: "serve", Workspace: f.workspace, Guard: true}
-		},
-		Extra: func(mux *http.ServeMux) {
-			mux.HandleFunc("POST /api/echo", func(w http.ResponseWriter, r *http.Request) {
-				var v map[string]any
-				if readJSON(w, r, 64<<10, http.StatusBadRequest, &v) {
-					writeJSON(w, http.StatusOK, v)
-				}
-			})
-		},
-		RoomCSP: "default-src 'self'",
+	st, workspace, data := openStore(t, map[string]string{"notes.txt": "not html"})
+	f := &fixture{workspace: workspace, data: data}
+	f.srv, f.host = serve(t, func(host string) Options {
+		return Options{
+			Host:  host,
+			Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
+			Store: services.NewStoreService(st, nil),
+			Bus:   events.NewBus(),
+			Config: func() services.RoomConfig {
+				return services.RoomConfig{Mode: "serve", Workspace: f.workspace, Guard: true}
+			},
+			Extra: func(mux *http.ServeMux) {
+				mux.HandleFunc("POST /api/echo", func(w http.ResponseWriter, r *http.Request) {
+					var v map[string]any
+					if readJSON(w, r, 64<<10, http.StatusBadRequest, &v) {
+						writeJSON(w, http.StatusOK, v)
+					}
+				})
+			},
+			RoomCSP: "default-src 'self'",
+		}
 	})
 	return f
 }
 
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-type call struct {
-	method, path, body, ctype string
-	header                    map[string]string
-}
-
 func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
 	t.Helper()
-	var body io.Reader
-	if c.body != "" {
-		body = strings.NewReader(c.body)
-	}
-	req, err := http.NewRequest(c.method, f.srv.URL+c.path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.body != "" {
-		ct := c.ctype
-		if ct == "" {
-			ct = "application/json"
-		}
-		req.Header.Set("Content-Type", ct)
-	}
-	for k, v := range c.header {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatalf("%s %s: body %q is not JSON: %v", c.method, c.path, raw, err)
-		}
-	}
-	return res.StatusCode, out
+	status, out, _ := send(t, f.srv, c)
+	return status, out
 }
 
 // snapshot reads every file under the roots, so a test can prove a refusal changed nothing.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/registry"
-	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
@@ -18,34 +17,24 @@ const MaxToolsBody = toolcontract.MaxRegisterBody
 // registryRoutes are the HTTP twins of RegistryService and SandboxService (see transport.js).
 func (a *api) registryRoutes(mux *http.ServeMux) {
 	reg, sb := a.o.Registry, a.o.Sandbox
-	mux.HandleFunc("POST /api/registry/hello", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Room string `json:"room"`
-		}
-		if readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
-			a.reply(w, ok(), reg.Hello(req.Room))
-		}
-	})
-	mux.HandleFunc("POST /api/registry/goodbye", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Room string `json:"room"`
-		}
-		if readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
-			a.reply(w, ok(), reg.Goodbye(req.Room))
-		}
-	})
-	mux.HandleFunc("POST /api/registry/reply", func(w http.ResponseWriter, r *http.Request) {
-		var rep registry.Reply
-		if readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &rep) {
-			a.reply(w, ok(), reg.Reply(rep))
-		}
-	})
-	mux.HandleFunc("/api/mini-app/tools", func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodGet:
+	type roomReq struct {
+		Room string `json:"room"`
+	}
+	mux.HandleFunc("POST /api/registry/hello", post(MaxBody, func(req roomReq) (map[string]bool, error) {
+		return okOr(reg.Hello(req.Room))
+	}))
+	mux.HandleFunc("POST /api/registry/goodbye", post(MaxBody, func(req roomReq) (map[string]bool, error) {
+		return okOr(reg.Goodbye(req.Room))
+	}))
+	mux.HandleFunc("POST /api/registry/reply", post(MaxBody, func(rep registry.Reply) (map[string]bool, error) {
+		return okOr(reg.Reply(rep))
+	}))
+	mux.HandleFunc("/api/mini-app/tools", byMethod("/api/mini-app/tools",
+		method{http.MethodGet, run(func() (map[string]any, error) {
 			apps, err := reg.Apps()
-			a.reply(w, map[string]any{"apps": apps}, err)
-		case http.MethodPost:
+			return map[string]any{"apps": apps}, err
+		})},
+		method{http.MethodPost, func(w http.ResponseWriter, r *http.Request) {
 			var req struct {
 				Room  string            `json:"room"`
 				AppID string            `json:"appId"`
@@ -57,50 +46,35 @@ func (a *api) registryRoutes(mux *http.ServeMux) {
 				return
 			}
 			verdicts, err := reg.Register(req.Room, req.AppID, req.Title, req.Slug, req.Tools)
-			a.reply(w, map[string]any{"appId": req.AppID, "verdicts": verdicts}, err)
-		case http.MethodDelete:
-			a.reply(w, ok(), reg.Unregister(r.URL.Query().Get("appId")))
-		default:
-			w.Header().Set("Allow", "GET, POST, DELETE")
-			writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on /api/mini-app/tools")
-		}
-	})
-	mux.HandleFunc("POST /api/mini-app/call", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			AppID string          `json:"appId"`
-			Tool  string          `json:"tool"`
-			Args  json.RawMessage `json:"args"`
-		}
-		if readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
-			out, err := reg.Call(req.AppID, req.Tool, req.Args)
-			a.reply(w, out, err)
-		}
-	})
+			reply(w, map[string]any{"appId": req.AppID, "verdicts": verdicts}, err)
+		}},
+		method{http.MethodDelete, func(w http.ResponseWriter, r *http.Request) {
+			reply(w, ok(), reg.Unregister(r.URL.Query().Get("appId")))
+		}},
+	))
+	type callReq struct {
+		AppID string          `json:"appId"`
+		Tool  string          `json:"tool"`
+		Args  json.RawMessage `json:"args"`
+	}
+	mux.HandleFunc("POST /api/mini-app/call", post(MaxBody, func(req callReq) (registry.Outcome, error) {
+		return reg.Call(req.AppID, req.Tool, req.Args)
+	}))
 	mux.HandleFunc("GET /api/mini-app/declarations", func(w http.ResponseWriter, r *http.Request) {
 		d, err := reg.FunctionDeclarations(r.URL.Query().Get("provider"))
-		a.reply(w, d, err)
+		reply(w, d, err)
 	})
 	if sb == nil {
 		return
 	}
-	mux.HandleFunc("POST /api/sandbox/prepare", func(w http.ResponseWriter, r *http.Request) {
-		var req services.LaunchRequest
-		if readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
-			info, err := sb.Prepare(req)
-			a.reply(w, info, err)
-		}
-	})
-	mux.HandleFunc("POST /api/sandbox/release", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			LaunchID string `json:"launchId"`
-		}
-		if readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
-			a.reply(w, ok(), sb.Release(req.LaunchID))
-		}
-	})
+	mux.HandleFunc("POST /api/sandbox/prepare", post(MaxBody, sb.Prepare))
+	type releaseReq struct {
+		LaunchID string `json:"launchId"`
+	}
+	mux.HandleFunc("POST /api/sandbox/release", post(MaxBody, func(req releaseReq) (map[string]bool, error) {
+		return okOr(sb.Release(req.LaunchID))
+	}))
 }
-
-func ok() map[string]bool { return map[string]bool{"ok": true} }
 
 // roomStreams counts each room's open event streams. A room whose last stream ended and that did not come
 // back within the grace period (EventSource reconnects on its own) has closed or reloaded: Goodbye.

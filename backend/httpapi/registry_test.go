@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -18,7 +16,6 @@ import (
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
-	"github.com/voicebox/voicebox/backend/store"
 )
 
 type regFixture struct {
@@ -31,57 +28,33 @@ type regFixture struct {
 
 func newRegFixture(t *testing.T) *regFixture {
 	t.Helper()
-	ws := t.TempDir()
-	write(t, filepath.Join(ws, "calc.html"), "<!doctype html><title>Calculator</title><p>1+1")
-	st, err := store.Open(store.Roots{Workspace: ws, Data: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _, _ := openStore(t, nil)
 	f := &regFixture{bus: events.NewBus()}
 	f.reg = registry.New(f.bus)
-	var handler, boxHandler http.Handler
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(f.srv.Close)
+	var boxHandler http.Handler
 	f.box = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { boxHandler.ServeHTTP(w, r) }))
 	t.Cleanup(f.box.Close)
-	f.host = strings.TrimPrefix(f.srv.URL, "http://")
-	f.sb = sandbox.New(sandbox.Options{Hostname: "localhost", RoomOrigin: Origin(f.host)}, strings.TrimPrefix(f.box.URL, "http://"))
-	boxHandler = f.sb
-	handler = New(Options{
-		Host:      f.host,
-		Room:      fstest.MapFS{"index.html": {Data: []byte("room")}},
-		Store:     services.NewStoreService(st, nil),
-		Bus:       f.bus,
-		Config:    func() services.RoomConfig { return services.RoomConfig{Mode: "serve", Guard: true} },
-		Registry:  services.NewRegistryService(f.reg, f.sb),
-		Sandbox:   services.NewSandboxService(f.sb, st, documents.NewTable()),
-		RoomGrace: 100 * time.Millisecond,
+	f.srv, f.host = serve(t, func(host string) Options {
+		f.sb = sandbox.New(sandbox.Options{Hostname: "localhost", RoomOrigin: Origin(host)}, strings.TrimPrefix(f.box.URL, "http://"))
+		boxHandler = f.sb
+		return Options{
+			Host:      host,
+			Room:      fstest.MapFS{"index.html": {Data: []byte("room")}},
+			Store:     services.NewStoreService(st, nil),
+			Bus:       f.bus,
+			Config:    func() services.RoomConfig { return services.RoomConfig{Mode: "serve", Guard: true} },
+			Registry:  services.NewRegistryService(f.reg, f.sb),
+			Sandbox:   services.NewSandboxService(f.sb, st, documents.NewTable()),
+			RoomGrace: 100 * time.Millisecond,
+		}
 	})
 	return f
 }
 
 func (f *regFixture) do(t *testing.T, method, path, body string, hdr map[string]string) (int, map[string]any) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, f.srv.URL+path, rd)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := f.srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	b, _ := io.ReadAll(res.Body)
-	_ = json.Unmarshal(b, &out)
-	return res.StatusCode, out
+	status, out, _ := send(t, f.srv, call{method: method, path: path, body: body, header: hdr})
+	return status, out
 }
 
 const echoTool = `{"name":"echo","description":"echo","parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`

@@ -36,7 +36,14 @@ func Origin(host string) string { return "http://" + host }
 func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	a := &api{o: o, streams: newRoomStreams(o.RoomGrace)}
-	mux.HandleFunc("/api/mini-apps", a.miniApps)
+	mux.HandleFunc("/api/mini-apps", byMethod("/api/mini-apps",
+		method{http.MethodGet, a.miniApps},
+		method{http.MethodPost, post(MaxBody, o.Store.Save)},
+		method{http.MethodDelete, func(w http.ResponseWriter, r *http.Request) {
+			removed, err := o.Store.Delete(r.URL.Query().Get("id"))
+			reply(w, removed, err)
+		}},
+	))
 	mux.HandleFunc("GET /api/file", a.file)
 	mux.HandleFunc("GET /api/config", a.config)
 	mux.HandleFunc("GET /api/events", a.events)
@@ -70,45 +77,20 @@ type api struct {
 	streams *roomStreams // the rooms whose event streams are open (registry.go)
 }
 
-func (a *api) reply(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		status, body := services.Describe(err)
-		writeJSON(w, status, body)
+// miniApps answers GET /api/mini-apps: one entry by ?ref=, else the list.
+func (a *api) miniApps(w http.ResponseWriter, r *http.Request) {
+	if q := r.URL.Query(); q.Has("ref") {
+		e, err := a.o.Store.Get(q.Get("ref"))
+		reply(w, e, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
-}
-
-func (a *api) miniApps(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	switch r.Method {
-	case http.MethodGet:
-		if q.Has("ref") {
-			e, err := a.o.Store.Get(q.Get("ref"))
-			a.reply(w, e, err)
-			return
-		}
-		list, err := a.o.Store.List()
-		a.reply(w, list, err)
-	case http.MethodDelete:
-		removed, err := a.o.Store.Delete(q.Get("id"))
-		a.reply(w, removed, err)
-	case http.MethodPost:
-		var req services.SaveRequest
-		if !readJSON(w, r, MaxBody, http.StatusRequestEntityTooLarge, &req) {
-			return
-		}
-		e, err := a.o.Store.Save(req)
-		a.reply(w, e, err)
-	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on /api/mini-apps")
-	}
+	list, err := a.o.Store.List()
+	reply(w, list, err)
 }
 
 func (a *api) file(w http.ResponseWriter, r *http.Request) {
 	fc, err := a.o.Store.ReadFile(r.URL.Query().Get("path"))
-	a.reply(w, fc, err)
+	reply(w, fc, err)
 }
 
 func (a *api) config(w http.ResponseWriter, r *http.Request) {

@@ -24,90 +24,37 @@ const AudioPath = "/api/session/audio"
 // WebSocket additionally requires an Origin (every browser sends one) equal to the room's.
 func SessionRoutes(host string, sess *services.SessionService, set *services.SettingsService) func(*http.ServeMux) {
 	origin := Origin(host)
-	reply := func(w http.ResponseWriter, v any, err error) {
-		if err != nil {
-			status, body := services.Describe(err)
-			writeJSON(w, status, body)
-			return
-		}
-		writeJSON(w, http.StatusOK, v)
-	}
 	const small = 64 << 10
+	type startReq struct {
+		Provider string `json:"provider"`
+	}
+	type textReq struct {
+		Text string `json:"text"`
+	}
+	type pttReq struct {
+		Down bool `json:"down"`
+	}
+	type modeReq struct {
+		Mode string `json:"mode"`
+	}
 	return func(mux *http.ServeMux) {
-		mux.HandleFunc("GET /api/session", func(w http.ResponseWriter, r *http.Request) {
-			st, err := sess.Status()
-			reply(w, st, err)
-		})
-		mux.HandleFunc("POST /api/session/start", func(w http.ResponseWriter, r *http.Request) {
-			var req struct {
-				Provider string `json:"provider"`
-			}
-			if readJSON(w, r, small, http.StatusRequestEntityTooLarge, &req) {
-				st, err := sess.Start(req.Provider)
-				reply(w, st, err)
-			}
-		})
-		mux.HandleFunc("POST /api/session/stop", func(w http.ResponseWriter, r *http.Request) {
-			st, err := sess.Stop()
-			reply(w, st, err)
-		})
-		mux.HandleFunc("POST /api/session/text", func(w http.ResponseWriter, r *http.Request) {
-			var req struct {
-				Text string `json:"text"`
-			}
-			if readJSON(w, r, small, http.StatusRequestEntityTooLarge, &req) {
-				reply(w, map[string]bool{"ok": true}, sess.SendText(req.Text))
-			}
-		})
-		mux.HandleFunc("POST /api/session/ptt", func(w http.ResponseWriter, r *http.Request) {
-			var req struct {
-				Down bool `json:"down"`
-			}
-			if readJSON(w, r, small, http.StatusRequestEntityTooLarge, &req) {
-				st, err := sess.PushToTalk(req.Down)
-				reply(w, st, err)
-			}
-		})
-		mux.HandleFunc("POST /api/session/mode", func(w http.ResponseWriter, r *http.Request) {
-			var req struct {
-				Mode string `json:"mode"`
-			}
-			if readJSON(w, r, small, http.StatusRequestEntityTooLarge, &req) {
-				st, err := sess.SetMode(req.Mode)
-				reply(w, st, err)
-			}
-		})
-		mux.HandleFunc("/api/session/transcript", func(w http.ResponseWriter, r *http.Request) {
-			switch r.Method {
-			case http.MethodGet:
-				lines, err := sess.Transcript()
-				reply(w, lines, err)
-			case http.MethodDelete:
-				reply(w, map[string]bool{"ok": true}, sess.ClearTranscript())
-			default:
-				w.Header().Set("Allow", "GET, DELETE")
-				writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on /api/session/transcript")
-			}
-		})
+		mux.HandleFunc("GET /api/session", run(sess.Status))
+		mux.HandleFunc("POST /api/session/start", post(small, func(req startReq) (voice.Status, error) { return sess.Start(req.Provider) }))
+		mux.HandleFunc("POST /api/session/stop", run(sess.Stop))
+		mux.HandleFunc("POST /api/session/text", post(small, func(req textReq) (map[string]bool, error) { return okOr(sess.SendText(req.Text)) }))
+		mux.HandleFunc("POST /api/session/ptt", post(small, func(req pttReq) (voice.Status, error) { return sess.PushToTalk(req.Down) }))
+		mux.HandleFunc("POST /api/session/mode", post(small, func(req modeReq) (voice.Status, error) { return sess.SetMode(req.Mode) }))
+		mux.HandleFunc("/api/session/transcript", byMethod("/api/session/transcript",
+			method{http.MethodGet, run(sess.Transcript)},
+			method{http.MethodDelete, run(func() (map[string]bool, error) { return okOr(sess.ClearTranscript()) })},
+		))
 		mux.HandleFunc("GET "+AudioPath, func(w http.ResponseWriter, r *http.Request) {
 			audioSocket(w, r, origin, sess.Manager())
 		})
-		mux.HandleFunc("/api/settings", func(w http.ResponseWriter, r *http.Request) {
-			switch r.Method {
-			case http.MethodGet:
-				v, err := set.Get()
-				reply(w, v, err)
-			case http.MethodPost:
-				var p services.SettingsPatch
-				if readJSON(w, r, small, http.StatusRequestEntityTooLarge, &p) {
-					v, err := set.Update(p)
-					reply(w, v, err)
-				}
-			default:
-				w.Header().Set("Allow", "GET, POST")
-				writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on /api/settings")
-			}
-		})
+		mux.HandleFunc("/api/settings", byMethod("/api/settings",
+			method{http.MethodGet, run(set.Get)},
+			method{http.MethodPost, post(small, set.Update)},
+		))
 	}
 }
 

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -44,42 +42,25 @@ func newSessionFixture(t *testing.T) *sessionFixture {
 	getenv := func(k string) string { return env[k] }
 	f.m = voice.New(voice.Config{Bus: bus, Registry: registry.New(bus), Settings: st, Getenv: getenv})
 	t.Cleanup(f.m.Close)
-	var handler http.Handler
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(f.srv.Close)
-	f.host = strings.TrimPrefix(f.srv.URL, "http://")
-	handler = New(Options{
-		Host:  f.host,
-		Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}},
-		Bus:   bus,
-		Extra: SessionRoutes(f.host, services.NewSessionService(f.m), services.NewSettingsService(st, bus, getenv)),
+	f.srv, f.host = serve(t, func(host string) Options {
+		return Options{
+			Host:  host,
+			Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}},
+			Bus:   bus,
+			Extra: SessionRoutes(host, services.NewSessionService(f.m), services.NewSettingsService(st, bus, getenv)),
+		}
 	})
 	return f
 }
 
+// do sends a request from the room's page (its Origin) and fails if the answer shows the key.
 func (f *sessionFixture) do(t *testing.T, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
+	status, v, raw := send(t, f.srv, call{method: method, path: path, body: body, header: map[string]string{"Origin": Origin(f.host)}})
+	if strings.Contains(string(raw), "sk-right-key") {
+		t.Fatalf("%s %s leaked the key: %s", method, path, raw)
 	}
-	req, _ := http.NewRequest(method, f.srv.URL+path, rd)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Origin", Origin(f.host))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	var v map[string]any
-	json.Unmarshal(b, &v)
-	if strings.Contains(string(b), "sk-right-key") {
-		t.Fatalf("%s %s leaked the key: %s", method, path, b)
-	}
-	return res.StatusCode, v
+	return status, v
 }
 
 func TestSettingsRoutesAreWriteOnlyForKeys(t *testing.T) {

@@ -1,0 +1,107 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/voicebox/voicebox/backend/store"
+)
+
+// The fixtures' shared parts: a real store on disk, the real handler on a real HTTP server, and one way to
+// send it a request.
+
+// calcPage is the workspace page every fixture's store holds.
+const calcPage = "<!doctype html><title>Calculator</title><p>1+1"
+
+// openStore opens a real store over a new workspace holding calc.html and the given files (name →
+// content), and a new data folder.
+func openStore(t *testing.T, files map[string]string) (st *store.Store, workspace, data string) {
+	t.Helper()
+	workspace, data = t.TempDir(), t.TempDir()
+	write(t, filepath.Join(workspace, "calc.html"), calcPage)
+	for name, content := range files {
+		write(t, filepath.Join(workspace, name), content)
+	}
+	st, err := store.Open(store.Roots{Workspace: workspace, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, workspace, data
+}
+
+// serve runs New(options(host)) on a real HTTP server until the test ends. options gets the bound
+// host:port, which the door checks every request against.
+func serve(t *testing.T, options func(host string) Options) (srv *httptest.Server, host string) {
+	t.Helper()
+	var handler http.Handler
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	host = strings.TrimPrefix(srv.URL, "http://")
+	handler = New(options(host))
+	return srv, host
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// call is one request: a body is sent as ctype (application/json unless said); a "Host" header sets the
+// request's Host.
+type call struct {
+	method, path, body, ctype string
+	header                    map[string]string
+}
+
+// send makes the request and returns the status, the body decoded when the response says it is JSON (it
+// must be) and is an object, and the raw body.
+func send(t *testing.T, srv *httptest.Server, c call) (int, map[string]any, []byte) {
+	t.Helper()
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	req, err := http.NewRequest(c.method, srv.URL+c.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.body != "" {
+		ct := c.ctype
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	for k, v := range c.header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var out map[string]any
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		if !json.Valid(raw) {
+			t.Fatalf("%s %s: body %q is not JSON", c.method, c.path, raw)
+		}
+		_ = json.Unmarshal(raw, &out) // an array or a value leaves out nil; the raw body has it
+	}
+	return res.StatusCode, out, raw
+}
