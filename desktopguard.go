@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	neturl "net/url"
 	"os"
 	goruntime "runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -93,7 +95,7 @@ func (a *App) confirmExternal(url string) bool {
 	answer, err := runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
 		Type:          runtime.QuestionDialog,
 		Title:         "Open in your browser?",
-		Message:       "A page in Voicebox wants to open this address in your web browser:\n\n" + url + "\n\nOpen it?",
+		Message:       dialogText(externalQuestion(url)),
 		Buttons:       []string{"Yes", "No"},
 		DefaultButton: "No",
 		CancelButton:  "No",
@@ -105,6 +107,30 @@ func (a *App) confirmExternal(url string) bool {
 	yes := answer == "Yes"
 	log.Printf("guard: the person said %q to opening %s", answer, url)
 	return yes
+}
+
+// externalQuestion is what the person is asked before a web address opens: the site first (a long address
+// cannot push it out of sight), then the address, shortened for display only.
+func externalQuestion(raw string) string {
+	site := raw
+	if u, err := neturl.Parse(raw); err == nil && u.Host != "" {
+		site = u.Host
+	}
+	shown := raw
+	if r := []rune(shown); len(r) > 400 {
+		shown = string(r[:400]) + "…"
+	}
+	return "A page in Voicebox wants to open a web page on " + site + " in your browser:\n\n" + shown + "\n\nOpen it?"
+}
+
+// dialogText makes text safe for runtime.MessageDialog. On Linux, Wails hands the message to
+// gtk_message_dialog_new as a printf format string, so a "%" from a page's URL ("%25n", "%s") would be read
+// as a conversion: it must be doubled.
+func dialogText(s string) string {
+	if goruntime.GOOS == "linux" {
+		return strings.ReplaceAll(s, "%", "%%")
+	}
+	return s
 }
 
 // recovering runs on the GTK thread when the guard starts restarting the room (it must not block): the

@@ -1,0 +1,31 @@
+package main
+
+import (
+	goruntime "runtime"
+	"strings"
+	"testing"
+)
+
+func TestExternalQuestion(t *testing.T) {
+	q := externalQuestion("https://example.com/a/%25s%25n?q=%25x")
+	if !strings.Contains(q, "a web page on example.com in your browser") || !strings.Contains(q, "https://example.com/a/%25s%25n?q=%25x") {
+		t.Errorf("question: %q", q)
+	}
+	long := externalQuestion("https://example.com/" + strings.Repeat("x", 5000))
+	if len([]rune(long)) > 600 || !strings.Contains(long, "example.com") || !strings.Contains(long, "…") {
+		t.Errorf("a long address is not shortened for display: %d runes", len([]rune(long)))
+	}
+}
+
+// Wails (Linux) hands the message to gtk_message_dialog_new as a printf format: every "%" must be doubled
+// so that the text shows as is and nothing reads the stack.
+func TestDialogTextIsNoFormatString(t *testing.T) {
+	got := dialogText("50% of https://x.test/%s%n%25")
+	want := "50% of https://x.test/%s%n%25"
+	if goruntime.GOOS == "linux" {
+		want = "50%% of https://x.test/%%s%%n%%25"
+	}
+	if got != want {
+		t.Errorf("dialogText = %q, want %q", got, want)
+	}
+}
