@@ -1,5 +1,11 @@
-// Package desktop runs the real desktop binary under a virtual X server: the window must come up, render
-// the room, take the files of a second launch, and quit through the menu's accelerator.
+// Package desktop runs the real desktop binary under a virtual X server (its own Xvfb and D-Bus per test):
+// the window must come up, render the room, take the files of a second launch, and quit through the menu's
+// accelerator; and the desktop hardening must hold (issue 5): a hostile mini-app's raw Wails IPC reaches
+// nothing (ipc_test.go, with a twin run without the guard that must show the leak), a hung app is closed
+// and the others reopened (watchdog_test.go), and only the room gets the microphone (mic_test.go). The
+// tests drive the binary from outside only: its command line and log, MCP, xdotool, an xdg-open shim, the
+// files on disk. They fail (not skip) when Xvfb, xdotool, ImageMagick or dbus-daemon is missing, unless
+// -short.
 package desktop
 
 import (
