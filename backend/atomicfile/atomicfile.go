@@ -1,57 +1,89 @@
 // Package atomicfile writes a file so that a reader (or a crash) sees either the old content or the new,
 // never a mix: a temporary file in the same folder, fsync, rename over the target, fsync the folder.
+//
+// Every step goes through an os.Root opened on the target's folder (WriteIn), so a folder or temporary
+// file swapped for a symbolic link between the steps cannot send the write elsewhere. The store writes
+// its shelf this way inside the root it already holds; Write opens the root for a plain path (settings,
+// the MCP discovery file).
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
-// TempPrefix starts the name of every temporary file, so scanners can ignore leftovers of a crash.
-const TempPrefix = ".voicebox-tmp-"
+// tempMarker sits between a target's name and the random suffix of its temporary file:
+// ".<name>.tmp-<12 hex digits>", hidden, so scanners skip it and IsTemp finds crash leftovers.
+const tempMarker = ".tmp-"
 
-// Write replaces path with data, creating it with perm if it does not exist.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, TempPrefix+"*")
-	if err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+// IsTemp says whether name is a temporary file of WriteIn (what a crash may leave behind).
+func IsTemp(name string) bool {
+	if !strings.HasPrefix(name, ".") {
+		return false
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
-	}
-	return SyncDir(dir)
+	i := strings.LastIndex(name, tempMarker)
+	return i > 0 && len(name)-i-len(tempMarker) == 12
 }
 
-// SyncDir makes a rename or removal in dir durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+// Write replaces path with data, creating it with perm (less the umask) if it does not exist.
+func Write(path string, data []byte, perm os.FileMode) error {
+	r, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("atomicfile: sync %s: %w", dir, err)
+	defer r.Close()
+	if err := WriteIn(r, filepath.Base(path), data, perm); err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
 	}
 	return nil
+}
+
+// WriteIn replaces name inside r with data: a temporary file beside it (created exclusively, with perm
+// less the umask), fsync, rename over name, fsync of the folder. On an error the temporary file is
+// removed and name is untouched.
+func WriteIn(r *os.Root, name string, data []byte, perm os.FileMode) error {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	tmp := "." + name + tempMarker + hex.EncodeToString(rnd[:])
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		r.Remove(tmp)
+		return werr
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		r.Remove(tmp)
+		return err
+	}
+	return SyncRoot(r)
+}
+
+// SyncRoot makes a rename or removal in r's folder durable. On Windows folders cannot be fsynced and a
+// rename is durable enough: it does nothing there.
+func SyncRoot(r *os.Root) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := r.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

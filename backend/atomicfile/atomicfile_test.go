@@ -25,9 +25,42 @@ func TestWriteReplacesAndLeavesNoTemp(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), TempPrefix) {
+		if IsTemp(e.Name()) || strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
+	}
+}
+
+func TestIsTemp(t *testing.T) {
+	for name, want := range map[string]bool{
+		".settings.json.tmp-0123456789ab": true,
+		".a.html.tmp-abcdefabcdef":        true,
+		"settings.json.tmp-0123456789ab":  false, // not hidden
+		".settings.json.tmp-0123":         false,
+		".settings.json":                  false,
+		"settings.json":                   false,
+	} {
+		if IsTemp(name) != want {
+			t.Errorf("IsTemp(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}
+
+func TestWriteInStaysInTheRoot(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := WriteIn(r, "link/x.json", []byte("x"), 0o600); err == nil {
+		t.Fatal("a write through a link out of the root succeeded")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("the write reached outside the root: %v", entries)
 	}
 }
 

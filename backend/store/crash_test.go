@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voicebox/voicebox/backend/atomicfile"
 )
 
 // crashChildEnv makes the test binary act as the child of TestCrashMidSave.
@@ -142,7 +144,7 @@ func TestCrashMidSave(t *testing.T) {
 		des, _ := os.ReadDir(shelf)
 		for _, de := range des {
 			n := de.Name()
-			if isTempName(n) {
+			if atomicfile.IsTemp(n) {
 				leftovers++
 			}
 			if strings.HasSuffix(n, metaSuffix) && !strings.HasPrefix(n, ".") {

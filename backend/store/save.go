@@ -1,8 +1,6 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,60 +8,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
+
+	"github.com/voicebox/voicebox/backend/atomicfile"
 )
 
-// writeAtomic writes name inside r: a temp file in the same folder (hidden,
-// never listed), fsync, rename over name, fsync of the folder. A crash at any
-// point leaves either the old or the new file, never a mix.
+// writeAtomic writes name inside r (the shelf root the store holds) with atomicfile.WriteIn: a hidden
+// temp file in the same folder, fsync, rename over name, fsync of the folder. A crash at any point leaves
+// either the old or the new file, never a mix, and nothing is written outside r.
 func writeAtomic(r *os.Root, name string, data []byte) error {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return err
-	}
-	tmp := "." + name + ".tmp-" + hex.EncodeToString(rnd[:])
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		r.Remove(tmp)
-		return werr
-	}
-	if err := r.Rename(tmp, name); err != nil {
-		r.Remove(tmp)
-		return err
-	}
-	return syncDir(r)
-}
-
-func syncDir(r *os.Root) error {
-	if runtime.GOOS == "windows" {
-		return nil // folders cannot be fsynced there; rename is durable enough
-	}
-	d, err := r.Open(".")
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-func isTempName(name string) bool {
-	if !strings.HasPrefix(name, ".") {
-		return false
-	}
-	i := strings.LastIndex(name, ".tmp-")
-	return i > 0 && len(name)-i-5 == 12
+	return atomicfile.WriteIn(r, name, data, 0o644)
 }
 
 // openShelfLocked opens the shelf folder, creating it (and fsyncing its
@@ -80,7 +35,7 @@ func (s *Store) openShelfLocked(create bool) (*os.Root, *rootSpec, error) {
 				return nil, nil, err
 			}
 			if pr, err := os.OpenRoot(filepath.Dir(rs.path)); err == nil {
-				syncDir(pr)
+				atomicfile.SyncRoot(pr)
 				pr.Close()
 			}
 		}
@@ -106,7 +61,7 @@ func cleanStaleTemps(r *os.Root) {
 	des, _ := d.ReadDir(-1)
 	d.Close()
 	for _, de := range des {
-		if !de.Type().IsRegular() || !isTempName(de.Name()) {
+		if !de.Type().IsRegular() || !atomicfile.IsTemp(de.Name()) {
 			continue
 		}
 		if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {

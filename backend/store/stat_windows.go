@@ -11,25 +11,9 @@ import (
 
 const openReadFlags = os.O_RDONLY
 
-type openStat struct {
-	size  int64
-	mode  fs.FileMode
-	mtime time.Time
-	btime time.Time
-}
-
-func statOpen(f *os.File) (openStat, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return openStat{}, err
-	}
-	st := openStat{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}
+func birthTime(fi fs.FileInfo) time.Time {
 	if sys, ok := fi.Sys().(*syscall.Win32FileAttributeData); ok {
-		st.btime = time.Unix(0, sys.CreationTime.Nanoseconds())
+		return time.Unix(0, sys.CreationTime.Nanoseconds())
 	}
-	return st, nil
-}
-
-func readHeadAt(dir *os.File, root *os.Root, rel string, buf []byte) (openStat, int, error) {
-	return readHeadRoot(root, rel, buf)
+	return time.Time{}
 }
