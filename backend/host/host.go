@@ -123,14 +123,10 @@ func (h *Host) OpenFiles(dir string, paths []string) []documents.Doc {
 
 // StartSandbox opens the mini-apps' asset server for a room at roomOrigin, on hostname ("127.0.0.1" beside
 // the desktop's wails://wails, "localhost" beside a room served on 127.0.0.1: a different site), and points
-// the room's services at it. It serves until ctx ends.
+// the room's services at it. It serves until ctx ends. The CDN hosts an app may load from are read from the
+// Host's one settings store at every launch, so a change in Settings applies to the next app opened.
 func (h *Host) StartSandbox(ctx context.Context, hostname, roomOrigin string) error {
-	var prefs *settings.Store
-	if st, err := settings.Open(h.Paths.Data); err == nil {
-		prefs = st
-	} else {
-		log.Printf("sandbox: %v (using the default CDN hosts)", err)
-	}
+	prefs := h.Settings
 	sb, err := sandbox.Listen(sandbox.Options{
 		Hostname:   hostname,
 		RoomOrigin: roomOrigin,

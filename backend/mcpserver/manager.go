@@ -240,11 +240,11 @@ func (m *Manager) adoptDiskToken() {
 	if m.o.Settings.Get().MCPToken != "" {
 		return
 	}
-	disk, err := settings.Open(m.o.DataDir)
+	disk, err := settings.Read(m.o.DataDir)
 	if err != nil {
 		return
 	}
-	if tok := disk.Get().MCPToken; tok != "" {
+	if tok := disk.MCPToken; tok != "" {
 		_, _ = m.o.Settings.Update(func(v *settings.Values) {
 			if v.MCPToken == "" {
 				v.MCPToken = tok

@@ -42,20 +42,32 @@ type Store struct {
 	v    Values
 }
 
-// Open reads <dir>/settings.json; a missing file means defaults.
+// Open reads <dir>/settings.json; a missing file means defaults. A running Voicebox opens it once
+// (host.New) and every part of it shares that Store.
 func Open(dir string) (*Store, error) {
-	s := &Store{path: filepath.Join(dir, FileName)}
-	b, err := os.ReadFile(s.path)
+	v, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{path: filepath.Join(dir, FileName), v: v}, nil
+}
+
+// Read returns what <dir>/settings.json says now (defaults when it is missing), for a look at what another
+// process may have written; it is no second Store.
+func Read(dir string) (Values, error) {
+	var v Values
+	path := filepath.Join(dir, FileName)
+	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return s, nil
+		return v, nil
 	case err != nil:
-		return nil, fmt.Errorf("settings: %w", err)
+		return v, fmt.Errorf("settings: %w", err)
 	}
-	if err := json.Unmarshal(b, &s.v); err != nil {
-		return nil, fmt.Errorf("settings: %s is not valid JSON: %w", s.path, err)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return Values{}, fmt.Errorf("settings: %s is not valid JSON: %w", path, err)
 	}
-	return s, nil
+	return v, nil
 }
 
 // Get returns a copy of the current values.
