@@ -246,10 +246,7 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		}
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
-	if err := s.checkNameFreeLocked(slug); err != nil {
-		return Entry{}, err
-	}
-	r, _, err := s.openShelfLocked(true)
+	r, err := s.openShelfForNewLocked(slug)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -267,6 +264,16 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		return Entry{}, err
 	}
 	return s.afterShelfWriteLocked(slug)
+}
+
+// openShelfForNewLocked opens the shelf (creating it) to write a new app named slug there, once
+// checkNameFreeLocked says the name is free.
+func (s *Store) openShelfForNewLocked(slug string) (*os.Root, error) {
+	if err := s.checkNameFreeLocked(slug); err != nil {
+		return nil, err
+	}
+	r, _, err := s.openShelfLocked(true)
+	return r, err
 }
 
 // checkNameFreeLocked refuses a shelf name whose .html exists in any form,
@@ -404,10 +411,7 @@ func (s *Store) SaveHTML(name, html string) (Entry, error) {
 	if owner := s.shelfOwnerLocked(slug); owner != nil {
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
-	if err := s.checkNameFreeLocked(slug); err != nil {
-		return Entry{}, err
-	}
-	r, _, err := s.openShelfLocked(true)
+	r, err := s.openShelfForNewLocked(slug)
 	if err != nil {
 		return Entry{}, err
 	}
