@@ -30,6 +30,7 @@ deps-test:
 test: deps-test build
 	$(GO) vet -tags $(TAGS) ./...
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
+	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
 	$(MAKE) test-js
 	$(MAKE) fuzz FUZZTIME=8s
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package toolcontract
+
+const raceEnabled = false
