@@ -112,11 +112,14 @@ func (t *Table) Read(id string) (Doc, error) {
 	if !ok {
 		return Doc{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	f, err := os.Open(d.Path)
+	f, err := os.OpenFile(d.Path, openFlags, 0)
 	if err != nil {
 		return Doc{}, fmt.Errorf("read %s: %w", d.Path, err)
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return Doc{}, fmt.Errorf("%w: %s is no longer a regular file", ErrNotHTML, d.Path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
 	if err != nil {
 		return Doc{}, fmt.Errorf("read %s: %w", d.Path, err)
