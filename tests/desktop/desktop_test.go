@@ -9,7 +9,6 @@
 package desktop
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -26,11 +25,7 @@ import (
 	"github.com/voicebox/voicebox/tests/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // session is one X display (and D-Bus session bus) of our own.
 type session struct {
@@ -53,37 +48,8 @@ func need(t *testing.T, tools map[string]string) {
 func startSession(t *testing.T) *session {
 	t.Helper()
 	need(t, map[string]string{"Xvfb": "xvfb", "xdotool": "xdotool", "import": "imagemagick", "dbus-daemon": "dbus"})
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		t.Fatalf("start Xvfb: %v", err)
-	}
-	w.Close()
-	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-	num, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil {
-		t.Fatalf("Xvfb did not report its display: %v", err)
-	}
-	s := &session{display: ":" + strings.TrimSpace(num)}
-
-	br, bw, _ := os.Pipe()
-	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=3")
-	bus.ExtraFiles = []*os.File{bw}
-	if err := bus.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	bw.Close()
-	t.Cleanup(func() { bus.Process.Kill(); bus.Wait() })
-	addr, err := bufio.NewReader(br).ReadString('\n')
-	br.Close()
-	if err != nil {
-		t.Fatalf("dbus-daemon did not report its address: %v", err)
-	}
+	s := &session{display: testbin.Xvfb(t)}
+	addr := testbin.Daemon(t, "dbus-daemon", "--session", "--nofork", "--print-address=3")
 	home := t.TempDir()
 	s.env = append(os.Environ(), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),
 		"HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local/share"), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),

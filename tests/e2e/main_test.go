@@ -27,11 +27,7 @@ import (
 	"github.com/voicebox/voicebox/tests/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // server is one running `voicebox serve` with its own workspace and data folders.
 type server struct {

@@ -59,25 +59,39 @@ func Cleanup() {
 	}
 }
 
+// Main runs the package's tests and removes a binary this package built; call it as TestMain's body.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
 // Xvfb runs a virtual X server of the test's own (1280×860, no TCP) until the test ends, and returns its
 // DISPLAY. The caller checks that Xvfb is installed.
 func Xvfb(t testing.TB) string {
+	t.Helper()
+	return ":" + Daemon(t, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
+}
+
+// Daemon starts a program that reports where it listens on file descriptor 3 (Xvfb's -displayfd,
+// dbus-daemon's --print-address=3), returns that first line, and stops the program when the test ends.
+func Daemon(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		t.Fatalf("start Xvfb: %v", err)
+	cmd := exec.Command(name, args...)
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
 	}
 	w.Close()
-	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
-	num, err := bufio.NewReader(r).ReadString('\n')
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
 	r.Close()
 	if err != nil {
-		t.Fatalf("Xvfb did not report its display: %v", err)
+		t.Fatalf("%s did not report where it listens: %v", name, err)
 	}
-	return ":" + strings.TrimSpace(num)
+	return strings.TrimSpace(line)
 }
