@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -131,6 +133,7 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 		}
 	})
 	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
+	t.Run("live discovery", func(t *testing.T) { caseLiveDiscovery(t, p, s) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {
@@ -602,4 +605,25 @@ func caseWindows(t *testing.T, p page, s *server) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// caseLiveDiscovery changes the folders behind the room's back: the tray and the page list follow by
+// themselves, with no reload (the store's watcher tells the room through its event stream).
+func caseLiveDiscovery(t *testing.T, p page, s *server) {
+	shelfApp := filepath.Join(s.data, "mini-apps", "live-drop.html")
+	page := filepath.Join(s.workspace, "live-page.html")
+	if err := os.WriteFile(shelfApp, []byte("<!doctype html><title>Live Drop</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, []byte("<!doctype html><title>Live Page</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bubble := `return [...document.querySelectorAll("#sqeh-actions .bubble")].some((b) => b.textContent === "Live Drop");`
+	listed := `return [...document.querySelectorAll("#page-list .name")].some((n) => n.textContent === "Live Page");`
+	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "a new shelf app in the tray", bubble)
+	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "a new workspace page in the page list", listed)
+	os.Remove(shelfApp)
+	os.Remove(page)
+	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "the removed app gone from the tray", "return !(() => {"+bubble+"})();")
+	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "the removed page gone from the list", "return !(() => {"+listed+"})();")
 }
