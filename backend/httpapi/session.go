@@ -49,7 +49,7 @@ func SessionRoutes(host string, sess *services.SessionService, set *services.Set
 			method{http.MethodDelete, run(func() (map[string]bool, error) { return okOr(sess.ClearTranscript()) })},
 		))
 		mux.HandleFunc("GET "+AudioPath, func(w http.ResponseWriter, r *http.Request) {
-			audioSocket(w, r, origin, sess.Manager())
+			audioSocket(w, r, origin, services.ManagerOf(sess))
 		})
 		mux.HandleFunc("/api/settings", byMethod("/api/settings",
 			method{http.MethodGet, run(set.Get)},
