@@ -79,7 +79,10 @@ func runDesktop(cmd cli.Command) int {
 			UniqueId:               instanceID(paths.Data),
 			OnSecondInstanceLaunch: app.secondInstance,
 		},
-		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		// DisableWebViewDrop would unset the webview as a GTK drop target in Wails v2.9.2, and no file drop
+		// would arrive at all (wailsapp/wails#3563). WebKit's own handling of a drop is a navigation to the
+		// file, which the guard refuses, so the room stays. tests/desktop TestDropOpensTheFile drags for real.
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
 	})
 	if err != nil {

@@ -170,6 +170,18 @@ function applyConfig(cfg) {
   $("open-folder").hidden = cfg.mode !== "desktop";
 }
 
+// The stage says what to do while nothing is open. (CSS :has() would do, but WebKitGTK does not re-check it
+// when pop-overs come and go.)
+function wireStageHint() {
+  const hint = $("stage-empty");
+  const box = $("mini-app-container");
+  const viewer = $("file-viewer");
+  const update = () => { hint.hidden = box.children.length > 0 || !viewer.hidden; };
+  new MutationObserver(update).observe(box, { childList: true });
+  new MutationObserver(update).observe(viewer, { attributes: true, attributeFilter: ["hidden"] });
+  update();
+}
+
 function wireDrop() {
   let depth = 0;
   const hint = $("drop-hint");
@@ -202,6 +214,7 @@ async function main() {
     }
   });
   wireDrop();
+  wireStageHint();
 
   on("store:changed", refresh);
   on("files:open", addOpened);

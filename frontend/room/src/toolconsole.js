@@ -126,7 +126,7 @@ function render() {
   const list = $("tool-list");
   if (!list) return;
   const apps = openApps();
-  const key = JSON.stringify(apps.map((a) => [a.appId, a.tools]));
+  const key = JSON.stringify(apps.map((a) => [a.appId, a.ready, a.tools]));
   if (key === lastKey) return; // keep what the person typed when nothing changed
   lastKey = key;
   const open = new Set([...list.querySelectorAll("details.tc-tool[open]")].map((d) => `${d.dataset.appId}/${d.dataset.tool}`));

@@ -1,0 +1,83 @@
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDropOpensTheFile drags an .html file from another X client (a real XDND drag, as from a file
+// manager) onto the window: the app opens it, and the room stays the room (WebKit's own handling of the
+// drop would navigate the window to the file; the guard refuses that).
+func TestDropOpensTheFile(t *testing.T) {
+	s := startSession(t)
+	need(t, map[string]string{"gcc": "build-essential", "pkg-config": "pkg-config"})
+	src := filepath.Join(t.TempDir(), "dragsrc")
+	flags, err := exec.Command("pkg-config", "--cflags", "--libs", "gtk+-3.0").Output()
+	if err != nil {
+		t.Fatalf("pkg-config gtk+-3.0: %v (apt-get install libgtk-3-dev)", err)
+	}
+	build := exec.Command("gcc", append([]string{"-o", src, filepath.Join("testdata", "dragsrc.c")}, strings.Fields(string(flags))...)...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the drag source: %v\n%s", err, out)
+	}
+
+	ws, data, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	page := filepath.Join(elsewhere, "dropped.html")
+	if err := os.WriteFile(page, []byte("<!doctype html><title>Dropped</title><script>webMcp.ready()</script><h1>dropped</h1>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := s.start(t, "--workspace", ws, "--data", data)
+	win := s.window(t, a)
+
+	drag := exec.Command(src, "file://"+page)
+	drag.Env = s.env
+	if err := drag.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drag.Process.Kill(); drag.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^dragsrc$"); strings.TrimSpace(out) != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the drag source window never showed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Press on the source, move in steps (GTK starts a drag after a few pixels), release over the room.
+	args := []string{"mousemove", "60", "60", "mousedown", "1", "sleep", "0.3"}
+	for i := 1; i <= 20; i++ {
+		args = append(args, "mousemove", fmt.Sprint(60+i*29), fmt.Sprint(60+i*22), "sleep", "0.05")
+	}
+	args = append(args, "sleep", "0.5", "mouseup", "1")
+	if out, err := s.run(t, 20*time.Second, "xdotool", args...); err != nil {
+		t.Fatalf("xdotool drag: %v %s", err, out)
+	}
+	want := "opened " + page
+	deadline = time.Now().Add(10 * time.Second)
+	for !strings.Contains(a.output(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the drop was not handled; want a line %q", want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	select {
+	case <-a.done:
+		t.Fatalf("voicebox exited after the drop: %v", a.err)
+	case <-time.After(time.Second):
+	}
+	// The window is still there and still the room (GTK adds a 1×1 helper window during a drag; ignore it).
+	if st := s.windowState(t, win); !strings.Contains(st, `name="Voicebox" visible=true`) || !strings.Contains(st, "1280x820") {
+		t.Fatalf("window after the drop: %s (screen: %s)", st, s.keepScreenshot(t, "drop.png"))
+	}
+	if n := colours(s.screenshot(t)); n <= 40 {
+		t.Fatalf("screenshot after the drop has %d colours, want the room still rendered", n)
+	}
+}
