@@ -11,6 +11,7 @@ package desktop
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -233,5 +234,39 @@ func TestSecondLaunchHandsFilesToTheRunningWindow(t *testing.T) {
 	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Voicebox$")
 	if n := len(strings.Fields(out)); n != 1 {
 		t.Fatalf("%d Voicebox windows, want 1", n)
+	}
+}
+
+// TestSavePageFromTheMenu opens a workspace page from the command line (it launches as a mini-app) and
+// presses the menu's accelerator, Ctrl+S: the page lands on the shelf, with the record that proves it.
+func TestSavePageFromTheMenu(t *testing.T) {
+	s := startSession(t)
+	ws, data := t.TempDir(), t.TempDir()
+	page := filepath.Join(ws, "tally.html")
+	if err := os.WriteFile(page, []byte("<!doctype html><title>Tally</title><script>webMcp.ready()</script><p>0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := s.start(t, "--workspace", ws, "--data", data, page)
+	win := s.window(t, a)
+	meta := filepath.Join(data, "mini-apps", "tally.meta.json")
+	deadline := time.Now().Add(25 * time.Second)
+	for {
+		time.Sleep(2 * time.Second) // the room launches the page; then the app in front is what Ctrl+S saves
+		if out, err := s.run(t, 5*time.Second, "xdotool", "windowfocus", "--sync", win, "key", "--clearmodifiers", "ctrl+s"); err != nil {
+			t.Fatalf("xdotool ctrl+s: %v %s", err, out)
+		}
+		if b, err := os.ReadFile(meta); err == nil {
+			var rec struct{ AppID, WorkspacePath string }
+			if err := json.Unmarshal(b, &rec); err != nil || rec.AppID != "app_tally" || rec.WorkspacePath != "tally.html" {
+				t.Fatalf("shelf record %s = %s, want app_tally proving tally.html", meta, b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Ctrl+S never saved the page to the shelf (screen: %s)", s.keepScreenshot(t, "save.png"))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "mini-apps", "tally.html")); err != nil {
+		t.Fatalf("the shelf copy is missing: %v", err)
 	}
 }

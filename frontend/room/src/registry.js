@@ -270,6 +270,16 @@ function relaunchRequest(info, req) {
   return { html: req.html, name: req.name || "" };
 }
 
+// frontApp is the open app the person used last, and what saving it to the shelf means (File › Save Page
+// to Shelf saves "the page that is open": the viewer's page when the viewer is up, else this app).
+export function frontApp() {
+  const app = apps.get(lastFocus);
+  if (!app || app.closed) return null;
+  const r = relaunchRequest({ appId: app.appId, source: app.source }, app.request);
+  const save = r.ref ? { ref: r.ref } : r.document ? { document: r.document } : { name: r.name || app.title, html: r.html };
+  return { appId: app.appId, title: app.title, source: app.source, save };
+}
+
 export function callTool(appId, name, args) {
   const app = apps.get(appId);
   if (!app) return Promise.resolve(refusal("unknown-tool", `no open app ${JSON.stringify(String(appId))} has a tool ${JSON.stringify(String(name))}`));

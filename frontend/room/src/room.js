@@ -1,7 +1,7 @@
 // The room: the tray of mini-apps, the pages of the workspace, the File Viewer and the menu's actions.
 import { call, on, isDesktop } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
-import { launchFromRoom } from "./registry.js";
+import { launchFromRoom, frontApp, onChange } from "./registry.js";
 import "./toolconsole.js";
 
 const state = {
@@ -51,10 +51,21 @@ function render() {
   $("save-page").disabled = !canSave();
 }
 
-function canSave() {
+// saveTarget is what File › Save Page to Shelf saves: the page in the viewer when it is up, else the
+// mini-app in front. Apps already on the shelf have nothing to save.
+function saveTarget() {
   const v = state.viewing;
-  return Boolean(v && (v.kind !== "entry" || v.entry.source !== "shelf"));
+  if (v && !$("file-viewer").hidden) {
+    if (v.kind === "entry") return v.entry.source === "shelf" ? null : { label: v.entry.title, req: { ref: v.entry.appId } };
+    if (v.kind === "doc") return { label: v.doc.name, req: { document: v.doc.id } };
+    return { label: v.name, req: { name: v.name, html: v.source } };
+  }
+  const app = frontApp();
+  if (!app || app.appId.startsWith("app_")) return null;
+  return { label: app.title, req: app.save };
 }
+
+function canSave() { return Boolean(saveTarget()); }
 
 async function view(entry) {
   try {
@@ -93,15 +104,12 @@ function closeViewer() {
 }
 
 async function savePage() {
-  const v = state.viewing;
-  if (!v) {
-    notify("Open a page first, then save it to the shelf.", "info");
+  const target = saveTarget();
+  if (!target) {
+    notify("Open a page first (one that is not on the shelf yet), then save it to the shelf.", "info");
     return;
   }
-  let req;
-  if (v.kind === "entry") req = { ref: v.entry.appId };
-  else if (v.kind === "doc") req = { document: v.doc.id };
-  else req = { name: v.name, html: v.source };
+  const req = target.req;
   try {
     const saved = await call("StoreService.Save", req);
     notify(`Saved “${saved.title}” to the shelf as ${saved.appId}.`, "ok");
@@ -217,6 +225,7 @@ async function main() {
   wireStageHint();
 
   on("store:changed", refresh);
+  onChange(() => { $("save-page").disabled = !canSave(); });
   on("files:open", addOpened);
   on("menu:save", savePage);
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
