@@ -21,7 +21,6 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/voicebox/voicebox/backend/cli"
-	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
@@ -43,11 +42,7 @@ type App struct {
 
 // runDesktop opens the window and blocks until it closes.
 func runDesktop(cmd cli.Command) int {
-	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
-	if err != nil {
-		return fail(err)
-	}
-	h, err := host.New(paths)
+	h, err := openHost(cmd)
 	if err != nil {
 		return fail(err)
 	}
@@ -76,7 +71,7 @@ func runDesktop(cmd cli.Command) int {
 		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService},
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
-			UniqueId:               instanceID(paths.Data),
+			UniqueId:               instanceID(h.Paths.Data),
 			OnSecondInstanceLaunch: app.secondInstance,
 		},
 		// DisableWebViewDrop would unset the webview as a GTK drop target in Wails v2.9.2, and no file drop

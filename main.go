@@ -48,13 +48,18 @@ func main() {
 	}
 }
 
-// serve runs the room for a browser until interrupted.
-func serve(cmd cli.Command) int {
+// openHost resolves the folders from flags, environment and defaults, and opens the host on them.
+func openHost(cmd cli.Command) (*host.Host, error) {
 	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	h, err := host.New(paths)
+	return host.New(paths)
+}
+
+// serve runs the room for a browser until interrupted.
+func serve(cmd cli.Command) int {
+	h, err := openHost(cmd)
 	if err != nil {
 		return fail(err)
 	}

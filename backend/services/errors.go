@@ -30,6 +30,23 @@ const (
 
 var errBadRequest = errors.New(CodeBadRequest)
 
+// sentinels map each error the services can meet to its HTTP status; the code is the sentinel's text.
+// The first match wins, so wrapped errors resolve to their most specific meaning.
+var sentinels = []struct {
+	err    error
+	status int
+}{
+	{store.ErrNotFound, http.StatusNotFound},
+	{documents.ErrNotFound, http.StatusNotFound},
+	{store.ErrOutsideRoot, http.StatusBadRequest},
+	{store.ErrInvalidName, http.StatusBadRequest},
+	{store.ErrNoShelf, http.StatusConflict},
+	{documents.ErrNotHTML, http.StatusBadRequest},
+	{store.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{documents.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{errBadRequest, http.StatusBadRequest},
+}
+
 // Describe maps an error to its HTTP status and body. Bound methods reject with the same body.
 func Describe(err error) (int, ErrorBody) {
 	body := ErrorBody{Message: err.Error()}
@@ -43,28 +60,14 @@ func Describe(err error) (int, ErrorBody) {
 		owner := taken.Owner
 		body.Code, body.App = store.ErrNameTaken.Error(), &owner
 		return http.StatusConflict, body
-	case errors.Is(err, store.ErrNotFound):
-		body.Code = store.ErrNotFound.Error()
-		return http.StatusNotFound, body
-	case errors.Is(err, documents.ErrNotFound):
-		body.Code = documents.ErrNotFound.Error()
-		return http.StatusNotFound, body
-	case errors.Is(err, store.ErrOutsideRoot):
-		body.Code = store.ErrOutsideRoot.Error()
-		return http.StatusBadRequest, body
-	case errors.Is(err, store.ErrInvalidName):
-		body.Code = store.ErrInvalidName.Error()
-		return http.StatusBadRequest, body
-	case errors.Is(err, documents.ErrNotHTML):
-		body.Code = documents.ErrNotHTML.Error()
-		return http.StatusBadRequest, body
-	case errors.Is(err, store.ErrTooLarge), errors.Is(err, documents.ErrTooLarge):
-		body.Code = store.ErrTooLarge.Error()
-		return http.StatusRequestEntityTooLarge, body
-	case errors.Is(err, errBadRequest):
-		body.Code = CodeBadRequest
-		return http.StatusBadRequest, body
-	case errors.Is(err, fs.ErrNotExist):
+	}
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			body.Code = s.err.Error()
+			return s.status, body
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		body.Code = CodeNotFound
 		return http.StatusNotFound, body
 	}
