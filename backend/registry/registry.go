@@ -100,8 +100,7 @@ type Activity struct {
 
 // Registry is safe for concurrent use.
 type Registry struct {
-	bus     *events.Bus
-	timeout time.Duration
+	bus *events.Bus
 
 	mu       sync.Mutex
 	apps     map[string]*App
@@ -116,7 +115,6 @@ type Registry struct {
 func New(bus *events.Bus) *Registry {
 	return &Registry{
 		bus:     bus,
-		timeout: toolcontract.CallTimeout,
 		apps:    map[string]*App{},
 		rooms:   map[string]time.Time{},
 		pending: map[string]chan Reply{},
@@ -274,23 +272,14 @@ func (r *Registry) Call(ctx context.Context, caller, appID, tool string, args js
 func (r *Registry) call(ctx context.Context, appID, tool string, args json.RawMessage) Outcome {
 	r.mu.Lock()
 	app := r.apps[appID]
-	var t *toolcontract.Tool
-	if app != nil {
-		for _, candidate := range app.Tools {
-			if candidate.Name == tool {
-				t = candidate
-				break
-			}
-		}
-	}
 	r.mu.Unlock()
-	if t == nil {
+	if app == nil {
 		return refused(toolcontract.CodeUnknownTool, "", fmt.Sprintf("no open app %q has a tool %q", appID, tool))
 	}
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	if ref := t.ValidateArgs(args); ref != nil {
+	if _, ref := toolcontract.ValidateCall(app.Tools, tool, args); ref != nil {
 		return fromRefusal(ref)
 	}
 	rep, out, ok := r.send(ctx, Request{Room: app.Room, Op: OpCall, AppID: appID, Tool: tool, Args: args})
@@ -300,8 +289,8 @@ func (r *Registry) call(ctx context.Context, appID, tool string, args json.RawMe
 	if !rep.OK {
 		return refused(rep.Refused, "", rep.Message)
 	}
-	if len(rep.Result) > toolcontract.MaxOutputBytes {
-		return refused(toolcontract.CodeOutputOverBudget, "", "output over budget (max 64KB)")
+	if ref := toolcontract.CheckOutput(rep.Result); ref != nil {
+		return fromRefusal(ref)
 	}
 	return Outcome{OK: true, Result: rep.Result}
 }
@@ -376,14 +365,14 @@ func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool)
 		delete(r.waitOn, req.ID)
 		r.mu.Unlock()
 	}()
-	timer := time.NewTimer(r.timeout)
+	timer := time.NewTimer(toolcontract.CallTimeout)
 	defer timer.Stop()
 	r.bus.Publish(EventRequest, req)
 	select {
 	case rep := <-ch:
 		return rep, Outcome{}, true
 	case <-timer.C:
-		return Reply{}, refused(toolcontract.CodeToolTimeout, "", fmt.Sprintf("tool execution timed out after %dms", r.timeout.Milliseconds())), false
+		return Reply{}, fromRefusal(toolcontract.TimeoutRefusal()), false
 	case <-ctx.Done():
 		return Reply{}, refused(CodeCancelled, "", "the caller cancelled the call"), false
 	}
