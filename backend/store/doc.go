@@ -15,7 +15,7 @@
 //   - Shelf (<Data>/mini-apps): level 0 only; <slug>.html files plus their
 //     <slug>.meta.json records. The folder is created lazily by the first save.
 //   - Sandbox roots (<Data>/sandboxes, always, plus Roots.SandboxRoots, e.g.
-//     from VOICEBOX_SANDBOX_HOMES via SandboxRootsFromEnv): every direct
+//     from VOICEBOX_SANDBOX_HOMES, read by backend/config): every direct
 //     subfolder of a sandbox root is a sandbox home whose folder name is the
 //     entry's Sandbox. Depth ≤ 2 relative to each home: home/a.html,
 //     home/x/a.html and home/x/y/a.html are listed, home/x/y/z/a.html is not,

@@ -55,22 +55,8 @@ type Roots struct {
 	// <Data>/sandboxes is always a sandbox root.
 	Data string
 	// SandboxRoots are extra sandbox roots (folders whose subfolders are
-	// sandbox homes), e.g. SandboxRootsFromEnv().
+	// sandbox homes); backend/config reads them from VOICEBOX_SANDBOX_HOMES.
 	SandboxRoots []string
-}
-
-// SandboxRootsEnv is the environment variable listing extra sandbox roots.
-const SandboxRootsEnv = "VOICEBOX_SANDBOX_HOMES"
-
-// SandboxRootsFromEnv splits VOICEBOX_SANDBOX_HOMES (an OS path list).
-func SandboxRootsFromEnv() []string {
-	var out []string
-	for _, p := range filepath.SplitList(os.Getenv(SandboxRootsEnv)) {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // MaxHTMLBytes bounds every HTML read and write.

@@ -157,16 +157,6 @@ func FunctionDeclarations(provider string, apps []AppTools) ([]json.RawMessage, 
 	return out, names, nil
 }
 
-// ExposedName is the name a single tool gets when no other tool clashes
-// with it (see FunctionDeclarations).
-func ExposedName(appID, tool string) string {
-	_, m, _ := FunctionDeclarations(ProviderOpenAI, []AppTools{{AppID: appID, Tools: []*Tool{{Name: tool}}}})
-	for n := range m {
-		return n
-	}
-	return ""
-}
-
 func sanitizeSlug(s string) string {
 	b := []byte(s)
 	for i, c := range b {

@@ -389,9 +389,6 @@ func newCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// MetaSchema returns the embedded meta-schema of the enforceable subset.
-func MetaSchema() []byte { return append([]byte(nil), metaSchemaJSON...) }
-
 func decodeAny(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

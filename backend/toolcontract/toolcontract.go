@@ -65,11 +65,9 @@
 package toolcontract
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 	"unicode/utf8"
 
@@ -323,24 +321,4 @@ func CheckOutput(out []byte) *Refusal {
 // TimeoutRefusal is the refusal for a call that outlived CallTimeout.
 func TimeoutRefusal() *Refusal {
 	return refuse(CodeToolTimeout, "", "tool execution timed out after %dms", CallTimeout.Milliseconds())
-}
-
-// ToolErrorRefusal wraps an error reported by the mini-app's execute().
-func ToolErrorRefusal(msg string) *Refusal {
-	return refuse(CodeToolError, "", "%s", msg)
-}
-
-// reference validates raw with the jsonschema/v5 compilation of the same
-// declaration (used by the differential fuzz tests and the benchmark).
-func (t *Tool) reference(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("trailing data after the JSON value")
-	}
-	return t.compiled.Validate(v)
 }
