@@ -315,8 +315,12 @@ func TestOutputCapAndTimeout(t *testing.T) {
 	if r.Refused != "tool-timeout" || !strings.Contains(r.Message, "5000ms") {
 		t.Errorf("silent app: %+v", r)
 	}
-	if d := time.Since(start); d < 4900*time.Millisecond || d > 7*time.Second {
-		t.Errorf("timeout took %v, want about 5s", d)
+	// A timer never fires early, so the lower bound holds under any load; how long after 5 s the answer
+	// came is only logged (a loaded machine is slow, not wrong).
+	if d := time.Since(start); d < 4900*time.Millisecond {
+		t.Errorf("timeout after %v, want the full 5s", d)
+	} else {
+		t.Logf("timeout answered after %v", d.Round(time.Millisecond))
 	}
 }
 

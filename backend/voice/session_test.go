@@ -355,14 +355,10 @@ func TestOpenAICancelledResponseCancelsCall(t *testing.T) {
 	c.Send(map[string]any{"type": "response.output_item.done", "response_id": "resp_x", "item": map[string]any{
 		"id": "it", "type": "function_call", "call_id": "call_x", "name": "scoreboard__set_score", "arguments": `{"team":"away","points":1}`}})
 	waitFor(t, "the call to reach the app", func() bool { return len(r.room.Calls()) == 1 })
-	start := time.Now()
 	c.ResponseDone("resp_x", "cancelled", nil)
 	out, err := c.Await(ctx, "output", func(m voicetest.Msg) bool { return m.String("item", "type") == "function_call_output" })
 	if err != nil {
 		t.Fatal(err)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("cancellation took %s", el)
 	}
 	var o map[string]any
 	json.Unmarshal([]byte(out.String("item", "output")), &o)

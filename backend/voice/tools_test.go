@@ -106,10 +106,11 @@ func TestDispatcherBounds(t *testing.T) {
 	bus := events.NewBus()
 	lib := &slowLibrary{entry: store.Entry{AppID: "app_x", Title: strings.Repeat("x", toolcontract.MaxOutputBytes+10), Kind: "app"}}
 	d := &dispatcher{reg: registry.New(bus), lib: lib, caller: "voice:openai", provider: ProviderOpenAI, timeout: 100 * time.Millisecond}
-	start := time.Now()
+	// The verb sleeps for an hour: only the dispatcher's own 100 ms bound can answer tool-timeout (the test's
+	// deadline catches a dispatcher that waits for the verb instead).
 	res := d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"slow"}`))
-	if res.Refused != toolcontract.CodeToolTimeout || time.Since(start) > time.Second {
-		t.Fatalf("hung verb: %+v after %s", res, time.Since(start))
+	if res.Refused != toolcontract.CodeToolTimeout {
+		t.Fatalf("hung verb: %+v", res)
 	}
 	res = d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"big"}`))
 	if res.Refused != toolcontract.CodeOutputOverBudget {

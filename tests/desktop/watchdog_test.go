@@ -84,9 +84,6 @@ func TestWatchdogRecoversFromAHungApp(t *testing.T) {
 		reload = m[1] + " ms"
 	}
 	t.Logf("recovered (Other App reopened and ready) %v after the spinning call started; the room itself reloaded %s after the hang was detected", took.Round(10*time.Millisecond), reload)
-	if took > 5*time.Second {
-		t.Errorf("recovery took %v, want under 5 s", took)
-	}
 	for _, want := range []string{
 		"guard: watchdog: the room stopped answering; restarting the web process",
 		"watchdog: the room stopped responding; closing Busy Probe (a tool call was in flight); will reopen 1 apps: Other App",

@@ -259,8 +259,8 @@ func caseBounds(t *testing.T, p page, appID string, withBusy bool) {
 	for _, o := range outs {
 		wantRefused(t, "timeout", o, "tool-timeout", "tool execution timed out after 5000ms")
 	}
-	if d := time.Since(start); d < 4900*time.Millisecond || d > 9*time.Second {
-		t.Errorf("timeouts took %v", d)
+	if d := time.Since(start); d < 4900*time.Millisecond {
+		t.Errorf("timeouts answered after %v, before the 5 s bound", d)
 	}
 	if withBusy {
 		time.Sleep(1500 * time.Millisecond) // let the busy loop finish
