@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 GATE_FUZZ ?= 20000x
 
-.PHONY: run build serve test test-go test-js test-desktop fuzz bench deps deps-test clean wails-dev
+.PHONY: run build serve package test test-go test-js test-desktop fuzz bench deps deps-test clean wails-dev
 
 run: build
 	./$(BIN)
@@ -22,6 +22,12 @@ build: deps
 
 serve: build
 	./$(BIN) serve
+
+# build/voicebox_<version>_<arch>.deb and the .rpm beside it, from the binary `make build` leaves, written by
+# nfpm in scripts/package: a module of its own, so nfpm never enters the app's build. tests/packaging checks them.
+package: build
+	rm -f build/voicebox_*.deb build/voicebox-*.rpm
+	$(GO) -C scripts/package run . -bin $(CURDIR)/$(BIN) -version $(VERSION) -out $(CURDIR)/build
 
 deps:
 	@scripts/deps.sh build
@@ -33,6 +39,8 @@ deps-test:
 # and a fuzz run of each target bounded by executions, never by time.
 test: deps-test build
 	$(GO) vet -tags $(TAGS) ./...
+	$(GO) -C scripts/package vet ./...
+	$(GO) -C scripts/package test ./...
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
 	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
 	$(MAKE) test-js
@@ -60,4 +68,4 @@ wails-dev:
 	wails dev -tags webkit2_41
 
 clean:
-	rm -rf build/bin
+	rm -rf build/bin build/voicebox_*.deb build/voicebox-*.rpm

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 if [ "${1:-build}" = test ]; then
   want+=(xvfb xauth dbus dbus-x11 chromium webkit2gtk-driver imagemagick xdotool)
+  # tests/packaging: validators for the packages' desktop entry, AppStream file and man page; rpm reads the .rpm
+  want+=(desktop-file-utils appstream groff-base rpm)
 fi
 command -v node >/dev/null 2>&1 || want+=(nodejs)
 
@@ -31,6 +33,9 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 go mod download
+if [ "${1:-build}" = test ]; then
+  go -C scripts/package mod download # the packager's own module (nfpm), for tests/packaging
+fi
 if [ -f frontend/package.json ] && [ "${1:-build}" = test ]; then
   (cd frontend && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 fi

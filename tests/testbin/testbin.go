@@ -43,7 +43,8 @@ func Path() (string, error) {
 			return
 		}
 		path = filepath.Join(dir, "voicebox")
-		cmd := exec.Command("go", "build", "-tags", Tags, "-o", path, ".")
+		// Stripped, as `make build` builds it (tests/packaging packages this binary).
+		cmd := exec.Command("go", "build", "-tags", Tags, "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built = fmt.Errorf("go build: %v\n%s", err, out)
@@ -64,6 +65,17 @@ func Main(m *testing.M) {
 	code := m.Run()
 	Cleanup()
 	os.Exit(code)
+}
+
+// Need fails the test, with the apt package to install, when one of the tools (name → Debian package) is
+// not on PATH. `make test` installs them all (scripts/deps.sh test).
+func Need(t testing.TB, tools map[string]string) {
+	t.Helper()
+	for bin, pkg := range tools {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Fatalf("%s is missing: apt-get install %s (make test installs it)", bin, pkg)
+		}
+	}
 }
 
 // Xvfb runs a virtual X server of the test's own (1280×860, no TCP) until the test ends, and returns its
