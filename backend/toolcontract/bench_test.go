@@ -36,7 +36,10 @@ func BenchmarkValidateArgsSetScore(b *testing.B) {
 // BenchmarkJSONSchemaV5SetScore is jsonschema/v5 alone on the same input:
 // decode (encoding/json, UseNumber, as jsonschema requires) + Validate.
 func BenchmarkJSONSchemaV5SetScore(b *testing.B) {
-	s := benchTool(b).compiled
+	s, err := benchTool(b).compiled()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchSetScoreArgs)))
 	for b.Loop() {
@@ -63,6 +66,47 @@ func TestSetScoreRatio(t *testing.T) {
 	t.Logf("ours:          %s %s", ours, ours.MemString())
 	t.Logf("jsonschema/v5: %s %s", ref, ref.MemString())
 	t.Logf("ratio: ours is %.1fx faster", float64(ref.NsPerOp())/float64(ours.NsPerOp()))
+}
+
+// BenchmarkRegisterTool is one tool's registration: the declaration checked, normalized and checked
+// against the meta-schema (ValidateTool).
+func BenchmarkRegisterTool(b *testing.B) {
+	raw := []byte(benchSetScoreDecl)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, r := ValidateTool(raw); r != nil {
+			b.Fatal(r)
+		}
+	}
+}
+
+// BenchmarkRegisterToolCompiled is the registration as it was before issue 12: ValidateTool plus a
+// jsonschema/v5 compilation of every tool's schema, which only tests read.
+func BenchmarkRegisterToolCompiled(b *testing.B) {
+	raw := []byte(benchSetScoreDecl)
+	b.ReportAllocs()
+	for b.Loop() {
+		t, r := ValidateTool(raw)
+		if r != nil {
+			b.Fatal(r)
+		}
+		if _, err := compileSchema(t.Parameters); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestRegisterRatio prints both registration figures and their ratio:
+// VOICEBOX_BENCH_RATIO=1 go test -run=RegisterRatio -v ./backend/toolcontract
+func TestRegisterRatio(t *testing.T) {
+	if os.Getenv("VOICEBOX_BENCH_RATIO") == "" {
+		t.Skip("set VOICEBOX_BENCH_RATIO=1 to measure")
+	}
+	now := testing.Benchmark(BenchmarkRegisterTool)
+	before := testing.Benchmark(BenchmarkRegisterToolCompiled)
+	t.Logf("register now:            %s %s", now, now.MemString())
+	t.Logf("register with compile:   %s %s", before, before.MemString())
+	t.Logf("ratio: registration is %.1fx faster without the compile", float64(before.NsPerOp())/float64(now.NsPerOp()))
 }
 
 // A refusal allocates only the Refusal and its path and message.

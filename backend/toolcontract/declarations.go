@@ -1,52 +1,64 @@
 package toolcontract
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 )
 
-// Providers accepted by FunctionDeclarations.
+// Providers accepted by Declaration and FunctionDeclarations.
 const (
 	ProviderOpenAI = "openai" // OpenAI Realtime
 	ProviderGemini = "gemini" // Gemini Live
 )
 
-// AppTools is one open mini-app and its accepted tools.
-type AppTools struct {
-	AppID string
-	// Slug prefixes the exposed names; AppID is used when empty.
-	Slug  string
-	Tools []*Tool
-}
-
-// Exposed maps an exposed function name back to the app and tool it stands
-// for.
-type Exposed struct {
-	AppID string `json:"appId"`
-	Tool  string `json:"tool"`
-}
-
 // FunctionDeclarations converts the tools of all open apps into function
 // declarations for the live voice session (toolsToFunctionDeclarations) and
 // returns the map from exposed name back to (app, tool). Declarations come
-// out in input order; unknown providers are an error.
+// out in input order; unknown providers are an error. A repeated (AppID,
+// tool) pair is emitted once, a nil tool skipped.
 //
-// Names. Every tool is exposed as <slug>__<tool>, where slug is the app's
-// Slug (or AppID) with every byte outside [a-zA-Z0-9_-] replaced by '_' and
-// prefixed with "app_" unless it starts with a letter ("app" when empty).
-// That is valid for both providers: OpenAI ^[a-zA-Z0-9_-]{1,64}$, Gemini
-// (must start with a letter or underscore; a-z A-Z 0-9 _ . : -; at most 64).
-// When the name is longer than 64 bytes, or is already taken by another
-// (app, tool) — two app ids can share a slug — it becomes the first 55 bytes
-// of <slug>__<tool>, '_', and the first 8 hex digits of
-// SHA-256(AppID "\x00" tool) (more digits on the astronomically unlikely
-// further clash). Assignment visits (AppID, tool) pairs in sorted order, so
-// the same set of apps always yields the same names whatever their order. A
-// repeated (AppID, tool) pair, or a nil tool, is emitted once / skipped.
+// Names come from a fresh Namer, so the same set of apps always yields the
+// same names whatever their order. Callers that keep a session open (the
+// voice session, the MCP door) hold one Namer instead, so that a name stays
+// with the app that got it (see Namer).
+func FunctionDeclarations(provider string, apps []AppTools) ([]json.RawMessage, map[string]Exposed, error) {
+	if err := checkProvider(provider); err != nil {
+		return nil, nil, err
+	}
+	names := NewNamer().Assign(apps)
+	var out []json.RawMessage
+	exposed := make(map[string]Exposed, len(names))
+	for _, a := range apps {
+		for _, t := range a.Tools {
+			if t == nil {
+				continue
+			}
+			key := Exposed{AppID: a.AppID, Tool: t.Name}
+			name := names[key]
+			if _, done := exposed[name]; done {
+				continue
+			}
+			d, err := Declaration(provider, name, t)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, d)
+			exposed[name] = key
+		}
+	}
+	return out, exposed, nil
+}
+
+func checkProvider(provider string) error {
+	if provider != ProviderOpenAI && provider != ProviderGemini {
+		return fmt.Errorf("toolcontract: unknown provider %q", provider)
+	}
+	return nil
+}
+
+// Declaration converts one accepted tool into provider's function
+// declaration under name.
 //
 // OpenAI Realtime entries are {"type":"function","name","description",
 // "parameters"} with the normalized JSON Schema unchanged.
@@ -71,107 +83,29 @@ type Exposed struct {
 //
 // Nothing is lost in safety: every call is still validated by
 // Tool.ValidateArgs against the original schema before dispatch.
-func FunctionDeclarations(provider string, apps []AppTools) ([]json.RawMessage, map[string]Exposed, error) {
-	if provider != ProviderOpenAI && provider != ProviderGemini {
-		return nil, nil, fmt.Errorf("toolcontract: unknown provider %q", provider)
+func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
+	if err := checkProvider(provider); err != nil {
+		return nil, err
 	}
-	type entry struct {
-		app  string
-		slug string
-		tool *Tool
-		name string
+	if provider == ProviderOpenAI {
+		return json.Marshal(struct {
+			Type        string          `json:"type"`
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}{"function", name, t.Description, t.Parameters})
 	}
-	var entries []*entry
-	have := map[Exposed]bool{}
-	for _, a := range apps {
-		slug := a.Slug
-		if slug == "" {
-			slug = a.AppID
-		}
-		for _, t := range a.Tools {
-			if t == nil || have[Exposed{a.AppID, t.Name}] {
-				continue
-			}
-			have[Exposed{a.AppID, t.Name}] = true
-			entries = append(entries, &entry{app: a.AppID, slug: sanitizeSlug(slug), tool: t})
+	d := struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters,omitempty"`
+	}{Name: name, Description: t.Description}
+	if p, err := parseTree(t.Parameters); err == nil {
+		if g := geminiSchema(p); g != nil {
+			d.Parameters = g.encode()
 		}
 	}
-	order := append([]*entry(nil), entries...)
-	sort.Slice(order, func(i, j int) bool {
-		if order[i].app != order[j].app {
-			return order[i].app < order[j].app
-		}
-		return order[i].tool.Name < order[j].tool.Name
-	})
-	names := map[string]Exposed{}
-	for _, e := range order {
-		base := e.slug + "__" + e.tool.Name
-		name := base
-		if _, taken := names[name]; taken || len(name) > MaxNameLength {
-			sum := sha256.Sum256([]byte(e.app + "\x00" + e.tool.Name))
-			h := hex.EncodeToString(sum[:])
-			for n := 8; ; n += 4 {
-				keep := MaxNameLength - 1 - n
-				name = base
-				if len(name) > keep {
-					name = name[:keep]
-				}
-				name += "_" + h[:n]
-				if _, taken := names[name]; !taken || n >= len(h)-4 {
-					break
-				}
-			}
-		}
-		e.name = name
-		names[name] = Exposed{AppID: e.app, Tool: e.tool.Name}
-	}
-	out := make([]json.RawMessage, 0, len(entries))
-	for _, e := range entries {
-		var decl any
-		if provider == ProviderOpenAI {
-			decl = struct {
-				Type        string          `json:"type"`
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			}{"function", e.name, e.tool.Description, e.tool.Parameters}
-		} else {
-			d := struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters,omitempty"`
-			}{Name: e.name, Description: e.tool.Description}
-			if p, err := parseTree(e.tool.Parameters); err == nil {
-				if g := geminiSchema(p); g != nil {
-					d.Parameters = g.encode()
-				}
-			}
-			decl = d
-		}
-		b, err := json.Marshal(decl)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, b)
-	}
-	return out, names, nil
-}
-
-func sanitizeSlug(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	out := string(b)
-	if out == "" {
-		return "app"
-	}
-	if c := out[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-		out = "app_" + out
-	}
-	return out
+	return json.Marshal(d)
 }
 
 func str(s string) *jval { return &jval{k: jStr, s: s} }

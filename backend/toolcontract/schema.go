@@ -427,12 +427,3 @@ func metaCheck(norm []byte) *Refusal {
 	}
 	return nil
 }
-
-func compileSchema(norm []byte) (*jsonschema.Schema, error) {
-	c := newCompiler()
-	const url = "urn:voicebox:toolcontract:tool"
-	if err := c.AddResource(url, bytes.NewReader(norm)); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
-}

@@ -70,8 +70,6 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Limits from seed section 5.
@@ -146,8 +144,7 @@ type Tool struct {
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
 
-	root     *snode             // enforced schema, used by ValidateArgs
-	compiled *jsonschema.Schema // the same schema compiled by jsonschema/v5
+	root *snode // enforced schema, used by ValidateArgs
 }
 
 // Verdict is the per-tool answer of RegisterAll (and POST /api/mini-app/tools).
@@ -220,11 +217,7 @@ func ValidateTool(raw []byte) (*Tool, *Refusal) {
 	if r := metaCheck(norm); r != nil {
 		return nil, r
 	}
-	compiled, err := compileSchema(norm)
-	if err != nil {
-		return nil, refuse(CodeInvalidToolParameters, "", "schema does not compile: %v", err)
-	}
-	return &Tool{Name: name.s, Description: desc.s, Parameters: norm, root: root, compiled: compiled}, nil
+	return &Tool{Name: name.s, Description: desc.s, Parameters: norm, root: root}, nil
 }
 
 func validName(s string) bool {
