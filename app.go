@@ -25,7 +25,7 @@ import (
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/services"
-	"github.com/voicebox/voicebox/backend/voice"
+	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/frontend"
 )
 
@@ -156,8 +156,8 @@ func (a *App) forwardVoiceAudio(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case pcm := <-audio:
-				runtime.EventsEmit(ctx, "voice:audio", voice.EncodeBase64(pcm))
+			case frame := <-audio:
+				runtime.EventsEmit(ctx, "voice:audio", pcm.EncodeBase64(frame))
 			}
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
@@ -32,6 +33,8 @@ type Host struct {
 
 	// Registry mirrors the room's open mini-apps for callers outside the room (voice, MCP).
 	Registry *registry.Registry
+	// Exposed names the open apps' tools for both of those doors, so a tool has one name whoever calls it.
+	Exposed *exposed.Table
 	// Sandbox is the mini-apps' asset server (nil until StartSandbox).
 	Sandbox         *sandbox.Server
 	RegistryService *services.RegistryService
@@ -74,6 +77,7 @@ func New(p config.Paths) (*Host, error) {
 		StoreService:    services.NewStoreService(st, docs),
 		DocumentService: services.NewDocumentService(docs),
 		Registry:        reg,
+		Exposed:         exposed.New(reg),
 		RegistryService: services.NewRegistryService(reg, nil),
 		SandboxService:  services.NewSandboxService(nil, st, docs),
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/services"
-	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 // initMCP prepares the MCP door (stopped): the manager that follows the Settings switch and the service
@@ -14,9 +13,10 @@ import (
 func (h *Host) initMCP() {
 	h.MCP = mcpserver.NewManager(mcpserver.ManagerOptions{
 		Registry: h.Registry,
+		Exposed:  h.Exposed,
 		Settings: h.Settings,
 		DataDir:  h.Paths.Data,
-		Catalog:  h.catalog,
+		Library:  h.Store,
 		Publish:  h.Bus.Publish,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
@@ -44,10 +44,4 @@ func (h *Host) StopMCP() {
 	if h.MCP != nil {
 		h.MCP.Close()
 	}
-}
-
-// catalog is what launch_mini_app can open: the shelf's apps first, then pages (as the voice session
-// lists them).
-func (h *Host) catalog() []mcpserver.CatalogEntry {
-	return verbs.Catalog(h.Store.List())
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,9 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/mcpserver"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 func newTestHost(t *testing.T) *Host {
@@ -96,8 +100,63 @@ func TestMCPForcedAndCatalog(t *testing.T) {
 	if err != nil || d.Mode != "desktop" || d.URL != st.URL {
 		t.Fatalf("discovery %+v: %v", d, err)
 	}
-	cat := h.catalog()
-	if len(cat) != 1 || cat[0].Title != "Board" || cat[0].Kind != "page" || cat[0].FileName != "board.html" {
+	// list_mini_apps offers the store's catalog to MCP clients.
+	cs := connectMCP(t, st.URL, st.Token)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: verbs.List})
+	if err != nil || res.IsError {
+		t.Fatalf("list_mini_apps: %v %+v", err, res)
+	}
+	var listed verbs.Listing
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if cat := listed.Available; len(cat) != 1 || cat[0].Title != "Board" || cat[0].Kind != "page" || cat[0].FileName != "board.html" {
 		t.Fatalf("catalog = %+v", cat)
+	}
+}
+
+// connectMCP connects an MCP client to the running server at url with its bearer token.
+func connectMCP(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer(token)}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The voice session and the MCP door name tools from the one table the host made: a newcomer with a taken
+// slug gets the suffix in both, whichever door looked first.
+func TestDoorsShareOneExposedTable(t *testing.T) {
+	h := newTestHost(t)
+	if h.Exposed == nil {
+		t.Fatal("no exposed table")
+	}
+	echo := []json.RawMessage{json.RawMessage(`{"name":"echo","description":"","parameters":{"type":"object"}}`)}
+	h.Registry.Register("room", "page_echo", "Echo", "echo", echo)
+	if got := h.Exposed.Snapshot().Name("page_echo", "echo"); got != "echo__echo" {
+		t.Fatalf("first holder: %q", got)
+	}
+	h.Registry.Register("room", "app_echo", "Echo", "echo", echo)
+	h.StartMCP(true, "serve", "test")
+	st := h.MCP.Status()
+	tools, err := connectMCP(t, st.URL, st.Token).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "echo__echo" && !strings.Contains(tl.Description, "page_echo") {
+			t.Fatalf("the MCP door gave echo__echo to another app: %s", tl.Description)
+		}
 	}
 }

@@ -12,6 +12,7 @@ func (h *Host) initVoice() {
 	h.Voice = voice.New(voice.Config{
 		Bus:      h.Bus,
 		Registry: h.Registry,
+		Exposed:  h.Exposed,
 		Settings: h.Settings,
 		Library:  h.Store,
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/voice"
+	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
 
 // AudioPath is the live session's audio WebSocket in `voicebox serve`: binary frames of PCM16 mono both
@@ -65,7 +66,7 @@ func audioSocket(w http.ResponseWriter, r *http.Request, origin string, m *voice
 		return
 	}
 	rate, err := strconv.Atoi(r.URL.Query().Get("rate"))
-	if err != nil || voice.CheckRate(rate) != nil {
+	if err != nil || pcm.CheckRate(rate) != nil {
 		writeError(w, http.StatusBadRequest, voice.CodeBadAudio, "give ?rate= the microphone's sample rate (8000–96000)")
 		return
 	}

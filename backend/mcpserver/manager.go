@@ -11,8 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/settings"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 // DefaultAddr is where the MCP server listens when it can, so a client configured with its URL keeps
@@ -47,7 +49,8 @@ type ManagerOptions struct {
 	Addr     string // "" means $VOICEBOX_MCP_ADDR, then DefaultAddr
 	Mode     string // "desktop" or "serve", for the discovery file
 	Version  string
-	Catalog  func() []CatalogEntry
+	Library  verbs.Library  // what launch_mini_app can open (the store); may be nil
+	Exposed  *exposed.Table // shared with the voice session; may be nil (the server makes its own)
 	// AllowedOrigins are browser origins allowed besides none (see Options).
 	AllowedOrigins []string
 	// Publish sends an event to the room (events.Bus.Publish). Optional.
@@ -207,7 +210,8 @@ func (m *Manager) tryStartLocked() error {
 		Token:          token,
 		Version:        m.o.Version,
 		AllowedOrigins: m.o.AllowedOrigins,
-		Catalog:        m.o.Catalog,
+		Library:        m.o.Library,
+		Exposed:        m.o.Exposed,
 		Logger:         m.o.Logger,
 		OnClients: func([]Client) {
 			m.publish(m.Status())

@@ -19,6 +19,7 @@ import (
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/settings"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 type managed struct {
@@ -326,7 +327,7 @@ func TestStdioForwardsToTheRunningApp(t *testing.T) {
 		changed <- struct{}{}
 	}})
 	tools := toolNames(t, cs)
-	for _, want := range []string{"scoreboard__set_score", "scoreboard__reset", VerbLaunch, VerbList, VerbClose} {
+	for _, want := range []string{"scoreboard__set_score", "scoreboard__reset", verbs.Launch, verbs.List, verbs.Close} {
 		if tools[want] == nil {
 			t.Fatalf("stdio tools/list lacks %s: %v", want, keys(tools))
 		}

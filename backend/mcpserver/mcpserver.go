@@ -2,15 +2,16 @@
 // MCP Inspector) through the official Go SDK: Streamable HTTP on 127.0.0.1 behind a bearer token, a Host
 // check against DNS rebinding and an Origin check as the MCP transport spec requires.
 //
-// Callers here are external callers in the sense of seed 000 section 1: every tools/call goes through
+// Callers here are external callers (docs/sandbox.md, Threat model): every tools/call goes through
 // registry.Call, which validates the raw argument JSON against the tool's declared schema before anything
-// is dispatched (a refusal comes back as an MCP tool error whose text is the seed's structured refusal) and
-// bounds the call by 5,000 ms and 64 KiB.
+// is dispatched (a refusal comes back as an MCP tool error whose text is the structured refusal
+// {"refused","path","message"}) and bounds the call by 5,000 ms and 64 KiB.
 //
-// tools/list shows every open app's tools, named <app slug>__<tool> exactly as the live voice session names
-// them (toolcontract.FunctionDeclarations), plus the host verbs launch_mini_app, list_mini_apps and
-// close_mini_app. When apps open or close the tool set on the SDK server changes and the SDK sends
-// notifications/tools/list_changed to every session.
+// tools/list shows every open app's tools under the names backend/exposed gives them, the same table the
+// live voice session names them from (a name stays with the app that got it: docs/tools.md), plus the
+// host verbs MCP declares (backend/verbs). When apps open or close the tool set on the SDK server changes
+// and the SDK sends notifications/tools/list_changed to every session; the changes are throttled
+// (exposed.Table.Changes), so an app that churns its tools cannot flood the clients.
 package mcpserver
 
 import (
@@ -29,6 +30,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/voicebox/voicebox/backend/display"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/backend/verbs"
@@ -36,13 +39,6 @@ import (
 
 // Path is where the Streamable HTTP endpoint answers.
 const Path = "/mcp"
-
-// Host verbs, beside the apps' own tools (backend/verbs does their work).
-const (
-	VerbLaunch = verbs.Launch
-	VerbList   = verbs.List
-	VerbClose  = verbs.Close
-)
 
 // CallerPrefix marks calls from MCP clients in the activity log: the caller is "mcp:<client name>".
 const CallerPrefix = "mcp:"
@@ -57,9 +53,6 @@ const (
 	keepAlive          = 15 * time.Second
 	keepAliveThreshold = 4
 )
-
-// CatalogEntry is a mini-app or page that launch_mini_app can open.
-type CatalogEntry = verbs.CatalogEntry
 
 // Client is one connected MCP session as the room shows it.
 type Client struct {
@@ -76,13 +69,16 @@ type Client struct {
 // Options configure a Server.
 type Options struct {
 	Registry *registry.Registry // required
-	Token    string             // required: the bearer token every request must carry
-	Version  string             // reported as serverInfo.version
+	// Exposed names the open apps' tools; give the one the voice session uses, so a tool has one name
+	// whoever calls it. Default: a table of the server's own over Registry.
+	Exposed *exposed.Table
+	Token   string // required: the bearer token every request must carry
+	Version string // reported as serverInfo.version
 	// AllowedOrigins are browser origins allowed to call (exact match, e.g. "http://localhost:6274").
 	// A request that carries any other Origin header is refused 403. Native clients send none.
 	AllowedOrigins []string
-	// Catalog lists what launch_mini_app can open, for list_mini_apps. Optional.
-	Catalog func() []CatalogEntry
+	// Library is what launch_mini_app can open, for list_mini_apps (the store). Optional.
+	Library verbs.Library
 	// OnClients is called (without locks held) whenever the connected clients change. Optional.
 	OnClients func([]Client)
 	Logger    *slog.Logger
@@ -92,11 +88,10 @@ type Options struct {
 type Server struct {
 	o    Options
 	reg  *registry.Registry
+	exp  *exposed.Table
 	mcp  *mcp.Server
 	http *mcp.StreamableHTTPHandler
 	log  *slog.Logger
-
-	verbs map[string]*toolcontract.Tool
 
 	syncMu  sync.Mutex             // one sync at a time
 	mu      sync.Mutex             // guards the fields below
@@ -122,6 +117,9 @@ func New(o Options) (*Server, error) {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
+	if o.Exposed == nil {
+		o.Exposed = exposed.New(o.Registry)
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -129,16 +127,12 @@ func New(o Options) (*Server, error) {
 	s := &Server{
 		o:       o,
 		reg:     o.Registry,
+		exp:     o.Exposed,
 		log:     logger,
 		current: map[string]exposedTool{},
 		clients: map[string]*Client{},
 		done:    make(chan struct{}),
 	}
-	declared, err := verbTools()
-	if err != nil {
-		return nil, err
-	}
-	s.verbs = declared
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "voicebox", Title: "Voicebox mini-apps", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "Voicebox is a room of sandboxed HTML mini-apps that a person watches. Each open app's tools are " +
 			"named <app>__<tool>; launch_mini_app opens an app (its tools then appear), list_mini_apps shows what is " +
@@ -152,9 +146,8 @@ func New(o Options) (*Server, error) {
 		SupportedProtocolVersions: protocolVersions,
 	})
 	s.mcp.AddReceivingMiddleware(s.unknownToolMiddleware)
-	for _, name := range []string{VerbLaunch, VerbList, VerbClose} {
-		t := s.verbs[name]
-		if err := s.addTool(&mcp.Tool{Name: name, Title: verbTitles[name], Description: t.Description, InputSchema: json.RawMessage(t.Parameters)}, s.verbHandler(t)); err != nil {
+	for _, v := range verbs.For(verbs.MCP) {
+		if err := s.addTool(&mcp.Tool{Name: v.Name(), Title: v.Title, Description: v.Tool.Description, InputSchema: v.Tool.Parameters}, s.verbHandler(v)); err != nil {
 			return nil, err
 		}
 	}
@@ -163,7 +156,7 @@ func New(o Options) (*Server, error) {
 		MaxRequestBodyBytes: 1 << 20, // arguments are capped at 64 KiB; the envelope needs little more
 	})
 
-	changes, cancel := s.reg.Subscribe()
+	changes, cancel := s.exp.Changes()
 	s.stop = cancel
 	s.sync()
 	go func() {
@@ -269,33 +262,20 @@ func httpError(w http.ResponseWriter, status int, code, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
 }
 
-// sync makes the SDK server's tools match the registry's open apps. Names come from the same function
-// the voice session uses, so a tool has one name whoever calls it.
+// sync makes the SDK server's tools match the open apps, under the names of the exposed table the voice
+// session shares, so a tool has one name whoever calls it.
 func (s *Server) sync() {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
-	apps := s.reg.Apps()
+	snap := s.exp.Snapshot()
 	want := map[string]exposedTool{}
-	in := make([]toolcontract.AppTools, 0, len(apps))
 	titles := map[string]string{}
-	byKey := map[toolcontract.Exposed]*toolcontract.Tool{}
-	for _, a := range apps {
-		in = append(in, toolcontract.AppTools{AppID: a.AppID, Slug: a.Slug, Tools: a.Tools})
+	for _, a := range snap.Apps {
 		titles[a.AppID] = a.Title
-		for _, t := range a.Tools {
-			if t != nil {
-				byKey[toolcontract.Exposed{AppID: a.AppID, Tool: t.Name}] = t
-			}
-		}
 	}
-	_, names, err := toolcontract.FunctionDeclarations(toolcontract.ProviderOpenAI, in)
-	if err != nil {
-		s.log.Error("mcp: name the tools", "err", err)
-		return
-	}
-	for name, ex := range names {
-		t := byKey[ex]
-		if t == nil || s.verbs[name] != nil {
+	for name, ex := range snap.Names {
+		t := snap.Tool(ex)
+		if t == nil || verbs.Is(name) {
 			continue
 		}
 		title := titles[ex.AppID]
@@ -395,11 +375,7 @@ func (s *Server) appHandler(appID, tool string) mcp.ToolHandler {
 // text is the structured refusal {"refused","path","message"}.
 func result(out registry.Outcome) *mcp.CallToolResult {
 	if !out.OK {
-		b, _ := json.Marshal(struct {
-			Refused string `json:"refused"`
-			Path    string `json:"path,omitempty"`
-			Message string `json:"message,omitempty"`
-		}{orDefault(out.Refused, toolcontract.CodeToolError), out.Path, out.Message})
+		b, _ := json.Marshal(verbs.Refusal(out))
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
 	}
 	res := out.Result
@@ -425,7 +401,7 @@ func (s *Server) caller(ss *mcp.ServerSession) string {
 	name := "unknown"
 	if ss != nil {
 		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && strings.TrimSpace(p.ClientInfo.Name) != "" {
-			name = clean(p.ClientInfo.Name, 64)
+			name = display.Text(p.ClientInfo.Name, 64)
 		}
 		s.mu.Lock()
 		c := s.clients[ss.ID()]
@@ -445,20 +421,6 @@ func (s *Server) caller(ss *mcp.ServerSession) string {
 	return CallerPrefix + name
 }
 
-// clean keeps a client-chosen string printable and short.
-func clean(v string, max int) string {
-	v = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(v))
-	if r := []rune(v); len(r) > max {
-		v = string(r[:max])
-	}
-	return v
-}
-
 // initialized records a session once its client has said who it is, and forgets it when it ends.
 func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
 	ss := req.Session
@@ -469,9 +431,10 @@ func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
 	if p := ss.InitializeParams(); p != nil {
 		c.Protocol = p.ProtocolVersion
 		if ci := p.ClientInfo; ci != nil {
-			c.Name = orDefault(clean(ci.Name, 64), "unknown")
-			c.Title = clean(ci.Title, 64)
-			c.Version = clean(ci.Version, 32)
+			// Client-chosen text reaches the room: shown only once made safe to show.
+			c.Name = orDefault(display.Text(ci.Name, 64), "unknown")
+			c.Title = display.Text(ci.Title, 64)
+			c.Version = display.Text(ci.Version, 32)
 		}
 	}
 	if c.Session == "" {
@@ -496,8 +459,8 @@ func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
 	}()
 }
 
-// unknownToolMiddleware answers a call to a tool that is not (or no longer) listed the way the seed
-// says: fail closed with refused: unknown-tool, as a tool error the model can read, not a protocol error.
+// unknownToolMiddleware answers a call to a tool that is not (or no longer) listed as docs/sandbox.md's
+// Bounds say: fail closed with refused: unknown-tool, as a tool error the model can read, not a protocol error.
 func (s *Server) unknownToolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
@@ -510,7 +473,7 @@ func (s *Server) unknownToolMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 }
 
 func (s *Server) known(name string) bool {
-	if s.verbs[name] != nil {
+	if verbs.Lookup(name, verbs.MCP) != nil {
 		return true
 	}
 	s.mu.Lock()

@@ -15,8 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
+	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"
@@ -65,6 +68,13 @@ func lastCall(room *registrytest.Room) registrytest.RoomCall {
 	return calls[len(calls)-1]
 }
 
+// shelf is a store's catalog: launch_mini_app's list of what it can open.
+type shelf []store.Entry
+
+func (s shelf) List() []store.Entry { return s }
+
+func (s shelf) SaveRef(string) (store.Entry, error) { return store.Entry{}, store.ErrNotFound }
+
 type harness struct {
 	bus      *events.Bus
 	reg      *registry.Registry
@@ -74,17 +84,20 @@ type harness struct {
 	url      string
 }
 
-func start(t *testing.T) *harness {
+func start(t *testing.T) *harness { return startThrottled(t, 0) }
+
+// startThrottled starts the server with its list changes throttled to one per interval (0: the default).
+func startThrottled(t *testing.T, interval time.Duration) *harness {
 	t.Helper()
 	h := &harness{bus: events.NewBus()}
 	h.reg = registry.New(h.bus)
 	h.room = newRoom(t, h.bus, h.reg, scoreboard())
+	table := exposed.New(h.reg)
+	table.Interval = interval
 	srv, err := New(Options{
-		Registry: h.reg, Token: testToken, Version: "test",
+		Registry: h.reg, Exposed: table, Token: testToken, Version: "test",
 		AllowedOrigins: []string{"http://localhost:6274"},
-		Catalog: func() []CatalogEntry {
-			return []CatalogEntry{{AppID: "app_timer", Title: "Timer", Kind: "app", FileName: "timer.html"}}
-		},
+		Library:        shelf{{AppID: "app_timer", Title: "Timer", Kind: store.KindApp, FileName: "timer.html"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +205,7 @@ func TestListShowsAppToolsAndVerbs(t *testing.T) {
 	h := start(t)
 	cs := h.connect(t, "list-test", nil)
 	tools := toolNames(t, cs)
-	for _, want := range []string{"scoreboard__set_score", "scoreboard__reset", VerbLaunch, VerbList, VerbClose} {
+	for _, want := range []string{"scoreboard__set_score", "scoreboard__reset", verbs.Launch, verbs.List, verbs.Close} {
 		if tools[want] == nil {
 			t.Errorf("tools/list lacks %s; has %v", want, keys(tools))
 		}
@@ -296,7 +309,7 @@ func TestRefusalIsAToolErrorAndNothingIsDispatched(t *testing.T) {
 	if r := refusedWith(t, call(t, cs, "nope__missing", map[string]any{})); r.Refused != "unknown-tool" {
 		t.Errorf("unknown tool: %+v", r)
 	}
-	if r := refusedWith(t, call(t, cs, VerbLaunch, map[string]any{"ref": 7})); r.Refused != "invalid-argument-type" || r.Path != "/ref" {
+	if r := refusedWith(t, call(t, cs, verbs.Launch, map[string]any{"ref": 7})); r.Refused != "invalid-argument-type" || r.Path != "/ref" {
 		t.Errorf("verb arguments are not validated: %+v", r)
 	}
 }
@@ -362,11 +375,11 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 		return func(m map[string]*mcp.Tool) bool { return m[name] == nil }
 	}
 	// The app opens through the host verb, as an MCP client would do it.
-	res := call(t, cs, VerbLaunch, map[string]any{"ref": "timer"})
+	res := call(t, cs, verbs.Launch, map[string]any{"ref": "timer"})
 	if res.IsError {
 		t.Fatalf("launch: %s", text(t, res))
 	}
-	var app OpenApp
+	var app verbs.OpenApp[string]
 	if err := json.Unmarshal([]byte(text(t, res)), &app); err != nil || app.AppID != "app_timer" || !slices.Equal(app.Tools, []string{"timer__start"}) {
 		t.Fatalf("launch result %s (%v)", text(t, res), err)
 	}
@@ -380,10 +393,10 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 
 	// list_mini_apps shows both open apps and the catalog.
 	var listed struct {
-		Open      []OpenApp      `json:"open"`
-		Available []CatalogEntry `json:"available"`
+		Open      []verbs.OpenApp[string] `json:"open"`
+		Available []verbs.CatalogEntry    `json:"available"`
 	}
-	if err := json.Unmarshal([]byte(text(t, call(t, cs, VerbList, nil))), &listed); err != nil || len(listed.Open) != 2 || len(listed.Available) != 1 {
+	if err := json.Unmarshal([]byte(text(t, call(t, cs, verbs.List, nil))), &listed); err != nil || len(listed.Open) != 2 || len(listed.Available) != 1 {
 		t.Fatalf("list_mini_apps = %+v (%v)", listed, err)
 	}
 
@@ -393,7 +406,7 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 	waitChanged("an app opened in the room", has("notes__reset"))
 
 	drain()
-	if r := call(t, cs, VerbClose, map[string]any{"appId": "Timer"}); r.IsError {
+	if r := call(t, cs, verbs.Close, map[string]any{"appId": "Timer"}); r.IsError {
 		t.Fatalf("close: %s", text(t, r))
 	}
 	waitChanged("close", lacks("timer__start"))
@@ -403,10 +416,10 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 	drain()
 	h.reg.Goodbye(h.room.ID) // the room page went away: every app closes
 	waitChanged("room gone", lacks("scoreboard__set_score"))
-	if got := keys(toolNames(t, cs)); !slices.Equal(got, []string{VerbClose, VerbLaunch, VerbList}) {
+	if got := keys(toolNames(t, cs)); !slices.Equal(got, []string{verbs.Close, verbs.Launch, verbs.List}) {
 		t.Fatalf("after the room left: %v", got)
 	}
-	if r := refusedWith(t, call(t, cs, VerbLaunch, map[string]any{"ref": "timer"})); r.Refused != registry.CodeNoRoom {
+	if r := refusedWith(t, call(t, cs, verbs.Launch, map[string]any{"ref": "timer"})); r.Refused != registry.CodeNoRoom {
 		t.Fatalf("launch with no room: %+v", r)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/voicebox/voicebox/backend/voice"
+	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
 
 // SessionService is the room's door to the live voice session. The keys stay in Go: the room starts and
@@ -45,7 +46,7 @@ func (s *SessionService) SendAudio(pcmBase64 string, rate int) error {
 	if len(pcmBase64) > voice.MaxFrameBytes*4/3+4 {
 		return &voice.Error{Code: voice.CodeBadAudio, Message: "an audio frame is over the size limit"}
 	}
-	pcm, err := voice.DecodeBase64(pcmBase64)
+	pcm, err := pcm.DecodeBase64(pcmBase64)
 	if err != nil {
 		return &voice.Error{Code: voice.CodeBadAudio, Message: "audio must be base64 PCM16: " + err.Error()}
 	}

@@ -1,17 +1,17 @@
 // Package verbs is the one home of the host verbs: what a caller outside the room (the live voice session,
-// an MCP client) can ask of the room itself, beside the open apps' tools. Each door keeps its own
-// declarations (descriptions written for its audience) and its own way of naming tools in answers; the
-// checking, the resolving and the work are here, so both doors refuse, close, list and save alike.
+// an MCP client) can ask of the room itself, beside the open apps' tools. One table holds each verb's
+// name, description, schema, the doors that declare it and its work; both doors loop over it, so they
+// declare, refuse, launch, close, list and save alike. Each door only says how it shows an open app in its
+// answers (Env.ShowApp).
 //
-// The package knows nothing of Wails, MCP or the voice providers: it works on a registry.Registry and a
-// Library (the store).
+// The package knows nothing of Wails, MCP or the voice providers' protocols: it works on the exposed tools
+// (backend/exposed, over a registry.Registry) and a Library (the store).
 package verbs
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/voicebox/voicebox/backend/registry"
@@ -25,6 +25,8 @@ const (
 	List   = "list_mini_apps"
 	Close  = "close_mini_app"
 	Save   = "save_page_to_shelf"
+	// CallTool reaches an app tool by its exposed name (Gemini Live only; see the table).
+	CallTool = "call_mini_app_tool"
 )
 
 // Op names in the activity log for the verbs the registry does not log itself.
@@ -36,20 +38,6 @@ const (
 // MaxCatalog bounds what list_mini_apps reports as launchable, keeping its answer well under the output
 // budget.
 const MaxCatalog = 200
-
-// Declare accepts each declaration through the tool contract, exactly as an app's tool would be, so verb
-// arguments are refused with the same codes. It keys the tools by name.
-func Declare(decls ...string) (map[string]*toolcontract.Tool, error) {
-	out := make(map[string]*toolcontract.Tool, len(decls))
-	for _, d := range decls {
-		t, ref := toolcontract.ValidateTool([]byte(d))
-		if ref != nil {
-			return nil, fmt.Errorf("host verb declaration refused: %v", ref)
-		}
-		out[t.Name] = t
-	}
-	return out, nil
-}
 
 // Args are the verbs' arguments (each verb uses some of them).
 type Args struct {
@@ -143,10 +131,11 @@ func Catalog(entries []store.Entry) []CatalogEntry {
 	return out
 }
 
-// Listing is list_mini_apps' answer. (Available comes first so the JSON reads as it always has.)
-type Listing[T any] struct {
+// Listing is list_mini_apps' answer: the open apps as the door shows them (Env.ShowApp). (Available comes
+// first so the JSON reads as it always has.)
+type Listing struct {
 	Available []CatalogEntry `json:"available"`
-	Open      []OpenApp[T]   `json:"open"`
+	Open      []any          `json:"open"`
 }
 
 // Library is what the verbs need from the store: the catalog and saving a page to the shelf.

@@ -12,11 +12,7 @@ import (
 )
 
 func TestDecode(t *testing.T) {
-	tools, err := Declare(`{"name":"launch_mini_app","description":"d","parameters":{"type":"object","properties":{"ref":{"type":"string","minLength":1,"maxLength":512}},"required":["ref"],"additionalProperties":false}}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := tools[Launch]
+	v := Lookup(Launch, Voice).Tool
 	if in, _, ok := Decode(v, json.RawMessage(`{"ref":"timer"}`)); !ok || in.Ref != "timer" {
 		t.Fatalf("good args: %+v %v", in, ok)
 	}
@@ -33,9 +29,12 @@ func TestDecode(t *testing.T) {
 			t.Errorf("%q: %+v %v, want refused %s", raw, out, ok, code)
 		}
 	}
-	if _, err := Declare(`{"name":"bad"}`); err == nil {
-		t.Error("a declaration without parameters was accepted")
-	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a verb declaration the tool contract refuses was accepted")
+		}
+	}()
+	declare("bad", "", Voice, `{"type":"string"}`, "", nil)
 }
 
 func TestResolveOpen(t *testing.T) {

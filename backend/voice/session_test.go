@@ -14,10 +14,12 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/voice"
+	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/backend/voice/voicetest"
 )
 
@@ -27,6 +29,7 @@ type rig struct {
 	t     *testing.T
 	bus   *events.Bus
 	reg   *registry.Registry
+	table *exposed.Table // set its Interval before start
 	room  *registrytest.Room
 	fake  *voicetest.Server
 	m     *voice.Manager
@@ -40,6 +43,7 @@ func newRig(t *testing.T, provider string, shelf ...registrytest.App) *rig {
 	t.Helper()
 	r := &rig{t: t, bus: events.NewBus()}
 	r.reg = registry.New(r.bus)
+	r.table = exposed.New(r.reg)
 	r.room = registrytest.NewRoom(r.bus, r.reg, shelf...)
 	if provider == voice.ProviderGemini {
 		r.fake = voicetest.NewGemini(testKey)
@@ -48,7 +52,7 @@ func newRig(t *testing.T, provider string, shelf ...registrytest.App) *rig {
 	}
 	env := map[string]string{voice.EnvOpenAIKey: testKey, voice.EnvGeminiKey: testKey,
 		voice.EnvOpenAIURL: r.fake.URL(), voice.EnvGeminiURL: r.fake.URL()}
-	r.m = voice.New(voice.Config{Bus: r.bus, Registry: r.reg, Getenv: func(k string) string { return env[k] },
+	r.m = voice.New(voice.Config{Bus: r.bus, Registry: r.reg, Exposed: r.table, Getenv: func(k string) string { return env[k] },
 		Backoff: func(int) time.Duration { return 20 * time.Millisecond }, SetupTimeout: 5 * time.Second})
 	ch, unsub := r.bus.Subscribe(4096)
 	r.unsub = unsub
@@ -453,7 +457,7 @@ func tone(n int) []byte {
 	for i := range s {
 		s[i] = int16(8000 * math.Sin(float64(i)/5))
 	}
-	return voice.PCMBytes(s)
+	return pcm.PCMBytes(s)
 }
 
 func TestOpenAIAudioOutAndTranscript(t *testing.T) {

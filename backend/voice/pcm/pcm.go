@@ -1,4 +1,7 @@
-package voice
+// Package pcm is 16-bit mono PCM as the voice session moves it between the room and the providers: the
+// rates a room may send, decoding and encoding samples and base64, Gemini's mime types, cutting a stream
+// into chunks of a fixed length, and resampling between rates.
+package pcm
 
 import (
 	"encoding/base64"
@@ -9,26 +12,10 @@ import (
 	"strings"
 )
 
-// Sample rates of the providers' PCM16 mono audio. OpenAI Realtime takes and gives 24 kHz; Gemini Live
-// takes 16 kHz and gives 24 kHz.
+// MinRate and MaxRate bound what a room may send (AudioContext rates are 8–96 kHz).
 const (
-	OpenAIInputRate  = 24000
-	OpenAIOutputRate = 24000
-	GeminiInputRate  = 16000
-	GeminiOutputRate = 24000
-
-	// RoomOutputRate is what the room plays: every provider's audio reaches the room at this rate.
-	RoomOutputRate = 24000
-
-	// MinRate and MaxRate bound what a room may send (AudioContext rates are 8–96 kHz).
 	MinRate = 8000
 	MaxRate = 96000
-
-	// ChunkMillis is how much audio goes upstream in one message.
-	ChunkMillis = 40
-
-	// MaxFrameBytes bounds one frame of audio from the room (about 1 s at 96 kHz).
-	MaxFrameBytes = 192 << 10
 )
 
 // ErrBadAudio refuses audio that is not PCM16 mono at a supported rate.
@@ -250,35 +237,3 @@ func clamp16(v float64) int16 {
 	}
 	return int16(v)
 }
-
-// inputPipe turns the room's frames (any supported rate) into upstream chunks at the provider's rate.
-type inputPipe struct {
-	target int
-	rs     *Resampler
-	ch     *Chunker
-}
-
-func newInputPipe(target int) *inputPipe {
-	return &inputPipe{target: target, ch: NewChunker(ChunkBytes(target, ChunkMillis))}
-}
-
-// push converts one frame; it returns the whole chunks now ready.
-func (p *inputPipe) push(frame []byte, rate int) ([][]byte, error) {
-	if err := CheckRate(rate); err != nil {
-		return nil, err
-	}
-	if len(frame) > MaxFrameBytes {
-		return nil, fmt.Errorf("%w: a frame of %d bytes is over %d", ErrBadAudio, len(frame), MaxFrameBytes)
-	}
-	s, err := Samples(frame)
-	if err != nil {
-		return nil, err
-	}
-	if p.rs == nil || p.rs.From() != rate {
-		p.rs = NewResampler(rate, p.target)
-	}
-	return p.ch.Push(PCMBytes(p.rs.Process(s))), nil
-}
-
-// flush returns the partial chunk left at the end of a spoken turn.
-func (p *inputPipe) flush() []byte { return p.ch.Flush() }

@@ -1,4 +1,14 @@
-package voice
+// Package gemini is the voice session's driver for Gemini Live (BidiGenerateContent) over WebSocket.
+// Client messages: setup, realtimeInput (audio, audioStreamEnd), clientContent (typed turns and replayed
+// history), toolResponse. Server messages: setupComplete, serverContent (modelTurn parts with inlineData
+// audio, input/output transcriptions, interrupted, turnComplete), toolCall, toolCallCancellation, goAway,
+// sessionResumptionUpdate.
+//
+// Gemini fixes the tools at setup. When the open apps' tools change the session resumes on a new
+// connection with the new declarations (using the resumption handle the server offered), at once when
+// idle or at the end of the turn in progress. Within a turn, a tool that just appeared is reachable
+// through the call_mini_app_tool verb.
+package gemini
 
 import (
 	"context"
@@ -7,17 +17,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/voicebox/voicebox/backend/voice/internal/upstream"
+	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
 
-// Gemini Live (BidiGenerateContent) over WebSocket. Client messages: setup, realtimeInput (audio,
-// audioStreamEnd), clientContent (typed turns and replayed history), toolResponse. Server messages:
-// setupComplete, serverContent (modelTurn parts with inlineData audio, input/output transcriptions,
-// interrupted, turnComplete), toolCall, toolCallCancellation, goAway, sessionResumptionUpdate.
-//
-// Gemini fixes the tools at setup. When the open apps' tools change the session resumes on a new
-// connection with the new declarations (using the resumption handle the server offered), at once when
-// idle or at the end of the turn in progress. Within a turn, a tool that just appeared is reachable
-// through the call_mini_app_tool verb.
+// Gemini Live takes 16 kHz and gives 24 kHz PCM16 mono.
+const (
+	InputRate  = 16000
+	OutputRate = 24000
+)
 
 type gmMessage struct {
 	SetupComplete *json.RawMessage `json:"setupComplete"`
@@ -67,11 +76,12 @@ type gmCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-type geminiDriver struct {
-	c *conn
+// Driver speaks Gemini Live over one connection.
+type Driver struct {
+	l upstream.Link
 
 	mu         sync.Mutex
-	declared   declaredTools
+	declared   upstream.Declared
 	turn       int  // numbers the transcript lines of each turn
 	turnActive bool // the model owes the end of a turn
 	inflight   int  // tool call batches running
@@ -80,20 +90,17 @@ type geminiDriver struct {
 	cancelled  map[string]bool
 }
 
-func newGemini(c *conn) *geminiDriver {
-	return &geminiDriver{c: c, cancels: map[string]context.CancelFunc{}, cancelled: map[string]bool{}}
+// New returns the driver for one connection.
+func New(l upstream.Link) *Driver {
+	return &Driver{l: l, cancels: map[string]context.CancelFunc{}, cancelled: map[string]bool{}}
 }
 
-func (d *geminiDriver) setup(ts Toolset) map[string]any {
-	s := d.c.s
-	model := s.m.model(ProviderGemini)
+func (d *Driver) setup(ts upstream.Tools) map[string]any {
+	model := d.l.Model()
 	if !strings.HasPrefix(model, "models/") {
 		model = "models/" + model
 	}
-	s.mu.Lock()
-	handle := s.handle
-	s.resumed = handle != ""
-	s.mu.Unlock()
+	handle := d.l.Resume()
 	resumption := map[string]any{}
 	if handle != "" {
 		resumption["handle"] = handle
@@ -101,7 +108,7 @@ func (d *geminiDriver) setup(ts Toolset) map[string]any {
 	setup := map[string]any{
 		"model":                    model,
 		"generationConfig":         map[string]any{"responseModalities": []string{"AUDIO"}},
-		"systemInstruction":        map[string]any{"parts": []any{map[string]any{"text": s.m.cfg.Instructions}}},
+		"systemInstruction":        map[string]any{"parts": []any{map[string]any{"text": d.l.Instructions()}}},
 		"inputAudioTranscription":  map[string]any{},
 		"outputAudioTranscription": map[string]any{},
 		"sessionResumption":        resumption,
@@ -113,16 +120,17 @@ func (d *geminiDriver) setup(ts Toolset) map[string]any {
 	return map[string]any{"setup": setup}
 }
 
-func (d *geminiDriver) handshake(ctx context.Context) error {
-	ts, err := d.c.s.toolset()
+// Handshake sends the setup and reads until setupComplete.
+func (d *Driver) Handshake(ctx context.Context) error {
+	ts, err := d.l.Tools()
 	if err != nil {
 		return err
 	}
-	if err := d.c.send(d.setup(ts)); err != nil {
+	if err := d.l.Send(d.setup(ts)); err != nil {
 		return err
 	}
 	for {
-		b, err := d.c.read(ctx)
+		b, err := d.l.Read(ctx)
 		if err != nil {
 			return err
 		}
@@ -131,77 +139,80 @@ func (d *geminiDriver) handshake(ctx context.Context) error {
 			continue
 		}
 		if msg.Error != nil {
-			if msg.Error.Code == 401 || msg.Error.Code == 403 || looksLikeKeyRefusal(msg.Error.Message) || msg.Error.Status == "PERMISSION_DENIED" || msg.Error.Status == "UNAUTHENTICATED" {
-				return errorf(CodeKeyRefused, "Gemini refused the API key: %s", msg.Error.Message)
+			if msg.Error.Code == 401 || msg.Error.Code == 403 || upstream.LooksLikeKeyRefusal(msg.Error.Message) || msg.Error.Status == "PERMISSION_DENIED" || msg.Error.Status == "UNAUTHENTICATED" {
+				return upstream.KeyRefusal("Gemini refused the API key: %s", msg.Error.Message)
 			}
-			return errorf(CodeUpstream, "Gemini Live: %s", msg.Error.Message)
+			return upstream.Failure("Gemini Live: %s", msg.Error.Message)
 		}
 		if msg.SetupComplete != nil {
 			d.mu.Lock()
-			d.declared = declaredTools{setupDone: true, sig: ts.Signature}
+			d.declared = upstream.Declared{SetupDone: true, Signature: ts.Signature}
 			d.mu.Unlock()
-			d.c.s.setTools(len(ts.Declarations))
+			d.l.Declared(len(ts.Declarations))
 			return nil
 		}
 		// Anything else before setupComplete (a resumption update) is handled as usual.
-		d.handle(b)
+		d.Handle(b)
 	}
 }
 
-// afterReconnect replays the transcript when the session could not be resumed with a handle.
-func (d *geminiDriver) afterReconnect() error {
-	if d.c.s.resumedNow() {
+// AfterReconnect replays the transcript when the session could not be resumed with a handle.
+func (d *Driver) AfterReconnect() error {
+	if d.l.Resumed() {
 		return nil
 	}
-	hist := d.c.s.m.history(20)
+	hist := d.l.History(20)
 	if len(hist) == 0 {
 		return nil
 	}
 	turns := make([]any, 0, len(hist))
-	for _, l := range hist {
+	for _, t := range hist {
 		role := "user"
-		if l.Role == "assistant" {
+		if t.Role == "assistant" {
 			role = "model"
 		}
-		turns = append(turns, map[string]any{"role": role, "parts": []any{map[string]any{"text": l.Text}}})
+		turns = append(turns, map[string]any{"role": role, "parts": []any{map[string]any{"text": t.Text}}})
 	}
-	return d.c.send(map[string]any{"clientContent": map[string]any{"turns": turns, "turnComplete": false}})
+	return d.l.Send(map[string]any{"clientContent": map[string]any{"turns": turns, "turnComplete": false}})
 }
 
-func (d *geminiDriver) audio(chunk []byte) error {
-	return d.c.send(map[string]any{"realtimeInput": map[string]any{
-		"audio": map[string]any{"data": EncodeBase64(chunk), "mimeType": PCMMime(GeminiInputRate)},
+// Audio sends a chunk of the microphone.
+func (d *Driver) Audio(chunk []byte) error {
+	return d.l.Send(map[string]any{"realtimeInput": map[string]any{
+		"audio": map[string]any{"data": pcm.EncodeBase64(chunk), "mimeType": pcm.PCMMime(InputRate)},
 	}})
 }
 
-func (d *geminiDriver) startTurn() error { return nil }
+// StartTurn needs nothing upstream: Gemini's activity detection hears the person.
+func (d *Driver) StartTurn() error { return nil }
 
-// endTurn tells Gemini the microphone paused, so its activity detection closes the turn now.
-func (d *geminiDriver) endTurn() error {
+// EndTurn tells Gemini the microphone paused, so its activity detection closes the turn now.
+func (d *Driver) EndTurn() error {
 	d.mu.Lock()
 	d.turnActive = true
 	d.mu.Unlock()
-	d.c.s.m.setStatus(d.c.s, func(st *Status) { st.State = StateThinking })
-	return d.c.send(map[string]any{"realtimeInput": map[string]any{"audioStreamEnd": true}})
+	d.l.State(upstream.Thinking)
+	return d.l.Send(map[string]any{"realtimeInput": map[string]any{"audioStreamEnd": true}})
 }
 
-func (d *geminiDriver) text(text string) error {
+// Text sends a typed turn.
+func (d *Driver) Text(text string) error {
 	d.mu.Lock()
 	d.turnActive = true
 	d.mu.Unlock()
-	return d.c.send(map[string]any{"clientContent": map[string]any{
+	return d.l.Send(map[string]any{"clientContent": map[string]any{
 		"turns":        []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": text}}}},
 		"turnComplete": true,
 	}})
 }
 
-// setMode needs nothing upstream: Go gates the audio (push-to-talk sends only while held).
-func (d *geminiDriver) setMode(string) error { return nil }
+// SetMode needs nothing upstream: Go gates the audio (push-to-talk sends only while held).
+func (d *Driver) SetMode(bool) error { return nil }
 
-// toolsChanged resumes the session with the new tools: at once when idle, else at the end of the turn.
-func (d *geminiDriver) toolsChanged() {
+// ToolsChanged resumes the session with the new tools: at once when idle, else at the end of the turn.
+func (d *Driver) ToolsChanged() {
 	changed, busy := false, false
-	d.c.ifToolsChanged(&d.mu, &d.declared, func(Toolset) {
+	d.declared.IfChanged(d.l, &d.mu, func(upstream.Tools) {
 		changed = true
 		busy = d.turnActive || d.inflight > 0
 		if busy {
@@ -209,7 +220,7 @@ func (d *geminiDriver) toolsChanged() {
 		}
 	})
 	if changed && !busy {
-		d.c.replace("tools changed")
+		d.l.Replace("tools changed")
 	}
 }
 
@@ -217,7 +228,7 @@ func (d *geminiDriver) toolsChanged() {
 const resumeWithin = 20 * time.Second
 
 // markDirty schedules a resume at the end of the turn, or after resumeWithin at the latest (d.mu held).
-func (d *geminiDriver) markDirty() {
+func (d *Driver) markDirty() {
 	if d.dirty {
 		return
 	}
@@ -227,36 +238,34 @@ func (d *geminiDriver) markDirty() {
 		stuck := d.dirty && d.inflight == 0
 		d.mu.Unlock()
 		if stuck {
-			d.c.replace("tools changed")
+			d.l.Replace("tools changed")
 		}
 	})
 }
 
-func (d *geminiDriver) keys() (string, string) {
+func (d *Driver) keys() (string, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return fmt.Sprintf("in%d", d.turn), fmt.Sprintf("out%d", d.turn)
 }
 
-func (d *geminiDriver) handle(b []byte) {
+// Handle reads one server message.
+func (d *Driver) Handle(b []byte) {
 	var msg gmMessage
 	if err := json.Unmarshal(b, &msg); err != nil {
 		return
 	}
-	s := d.c.s
-	m := s.m
+	l := d.l
 	if u := msg.SessionResumptionUpdate; u != nil && u.Resumable && u.NewHandle != "" {
-		s.mu.Lock()
-		s.handle = u.NewHandle
-		s.mu.Unlock()
+		l.OfferResume(u.NewHandle)
 	}
 	if msg.Error != nil {
-		m.notice("error", "Gemini Live: "+s.scrub(msg.Error.Message))
+		l.Notice("Gemini Live: " + msg.Error.Message)
 	}
 	if sc := msg.ServerContent; sc != nil {
 		in, out := d.keys()
 		if sc.InputTranscription != nil && sc.InputTranscription.Text != "" {
-			m.line(s, "user", in, sc.InputTranscription.Text, true, false)
+			l.Line("user", in, sc.InputTranscription.Text, true, false)
 		}
 		if sc.ModelTurn != nil {
 			d.mu.Lock()
@@ -264,33 +273,33 @@ func (d *geminiDriver) handle(b []byte) {
 			d.mu.Unlock()
 			for _, p := range sc.ModelTurn.Parts {
 				if p.InlineData != nil && strings.HasPrefix(p.InlineData.MimeType, "audio/pcm") {
-					pcm, err := DecodeBase64(p.InlineData.Data)
+					audio, err := pcm.DecodeBase64(p.InlineData.Data)
 					if err == nil {
-						m.setStatus(s, func(st *Status) { st.State = StateSpeaking })
-						s.audioOut(pcm, RateFromMime(p.InlineData.MimeType, GeminiOutputRate))
+						l.State(upstream.Speaking)
+						l.Audio(audio, pcm.RateFromMime(p.InlineData.MimeType, OutputRate))
 					}
 				} else if p.Text != "" && !p.Thought {
-					m.line(s, "assistant", out, p.Text, true, false)
+					l.Line("assistant", out, p.Text, true, false)
 				}
 			}
 		}
 		if sc.OutputTranscription != nil && sc.OutputTranscription.Text != "" {
-			m.line(s, "assistant", out, sc.OutputTranscription.Text, true, false)
+			l.Line("assistant", out, sc.OutputTranscription.Text, true, false)
 		}
 		if sc.Interrupted {
-			m.cfg.Bus.Publish(EventInterrupt, nil)
+			l.Interrupt()
 		}
 		if sc.TurnComplete {
-			m.line(s, "user", in, "", false, true)
-			m.line(s, "assistant", out, "", false, true)
+			l.Line("user", in, "", false, true)
+			l.Line("assistant", out, "", false, true)
 			d.mu.Lock()
 			d.turn++
 			d.turnActive = false
 			resume := d.dirty && d.inflight == 0
 			d.mu.Unlock()
-			m.setStatus(s, func(st *Status) { st.State = StateListening })
+			l.State(upstream.Listening)
 			if resume {
-				d.c.replace("tools changed")
+				d.l.Replace("tools changed")
 			}
 		}
 	}
@@ -299,7 +308,7 @@ func (d *geminiDriver) handle(b []byte) {
 		d.turnActive = true
 		d.inflight++
 		d.mu.Unlock()
-		m.setStatus(s, func(st *Status) { st.State = StateThinking })
+		l.State(upstream.Thinking)
 		go d.runCalls(tc.FunctionCalls)
 	}
 	if cc := msg.ToolCallCancellation; cc != nil {
@@ -318,29 +327,28 @@ func (d *geminiDriver) handle(b []byte) {
 		d.markDirty()
 		d.mu.Unlock()
 		if !busy {
-			d.c.replace("server going away")
+			d.l.Replace("server going away")
 		}
 	}
 }
 
 // runCalls runs one toolCall's function calls in order and answers those not cancelled in one
 // toolResponse.
-func (d *geminiDriver) runCalls(calls []gmCall) {
-	s := d.c.s
+func (d *Driver) runCalls(calls []gmCall) {
 	var responses []any
 	for _, call := range calls {
-		ctx, cancel := context.WithCancel(d.c.ctx)
+		ctx, cancel := context.WithCancel(d.l.Context())
 		d.mu.Lock()
 		skip := d.cancelled[call.ID]
 		d.cancels[call.ID] = cancel
 		d.mu.Unlock()
-		var res callResult
+		var res upstream.Result
 		if !skip {
 			args := call.Args
 			if len(args) == 0 || string(args) == "null" {
 				args = json.RawMessage(`{}`)
 			}
-			res = s.disp.call(ctx, call.Name, args)
+			res = d.l.Call(ctx, call.Name, args)
 		}
 		cancel()
 		d.mu.Lock()
@@ -353,9 +361,9 @@ func (d *geminiDriver) runCalls(calls []gmCall) {
 		}
 		var resp any
 		if res.OK {
-			resp = map[string]any{"output": res.output()}
+			resp = map[string]any{"output": res.Output}
 		} else {
-			resp = map[string]any{"error": res.refusalJSON()}
+			resp = map[string]any{"error": res.Refusal}
 		}
 		fr := map[string]any{"name": call.Name, "response": resp}
 		if call.ID != "" {
@@ -364,13 +372,13 @@ func (d *geminiDriver) runCalls(calls []gmCall) {
 		responses = append(responses, fr)
 	}
 	if len(responses) > 0 {
-		_ = d.c.send(map[string]any{"toolResponse": map[string]any{"functionResponses": responses}})
+		_ = d.l.Send(map[string]any{"toolResponse": map[string]any{"functionResponses": responses}})
 	}
 	d.mu.Lock()
 	d.inflight--
 	resume := d.dirty && d.inflight == 0 && !d.turnActive
 	d.mu.Unlock()
 	if resume {
-		d.c.replace("tools changed")
+		d.l.Replace("tools changed")
 	}
 }

@@ -1,16 +1,24 @@
-package voice
+// Package openai is the voice session's driver for OpenAI Realtime (GA) over WebSocket. Client events:
+// session.update, input_audio_buffer.append / commit / clear, conversation.item.create, response.create,
+// response.cancel. Server events are read in both their GA names and the beta names some proxies still
+// speak (response.output_audio.delta and response.audio.delta, …).
+package openai
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
 	"sync"
+
+	"github.com/voicebox/voicebox/backend/voice/internal/upstream"
+	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
 
-// OpenAI Realtime (GA) over WebSocket. Client events: session.update, input_audio_buffer.append /
-// commit / clear, conversation.item.create, response.create, response.cancel. Server events are read in
-// both their GA names and the beta names some proxies still speak (response.output_audio.delta and
-// response.audio.delta, …).
+// OpenAI Realtime takes and gives 24 kHz PCM16 mono.
+const (
+	InputRate  = 24000
+	OutputRate = 24000
+)
 
 // oaEvent is the union of the server event fields this driver reads.
 type oaEvent struct {
@@ -65,39 +73,41 @@ type oaResponse struct {
 	status string
 }
 
-type openaiDriver struct {
-	c *conn
+// Driver speaks OpenAI Realtime over one connection.
+type Driver struct {
+	l upstream.Link
 
 	mu        sync.Mutex
-	declared  declaredTools
+	declared  upstream.Declared
 	responses map[string]*oaResponse
 	active    int  // responses started and not done
 	owed      bool // a response.create waits for the active response to end
 	appended  bool // audio appended since the last commit
 }
 
-func newOpenAI(c *conn) *openaiDriver {
-	return &openaiDriver{c: c, responses: map[string]*oaResponse{}}
+// New returns the driver for one connection.
+func New(l upstream.Link) *Driver {
+	return &Driver{l: l, responses: map[string]*oaResponse{}}
 }
 
 // sessionConfig is the whole session.update body.
-func (d *openaiDriver) sessionConfig(ts Toolset) map[string]any {
+func (d *Driver) sessionConfig(ts upstream.Tools) map[string]any {
 	tools := ts.Declarations
 	if tools == nil {
 		tools = []json.RawMessage{}
 	}
 	return map[string]any{
 		"type":              "realtime",
-		"instructions":      d.c.s.m.cfg.Instructions,
+		"instructions":      d.l.Instructions(),
 		"output_modalities": []string{"audio"},
 		"audio": map[string]any{
 			"input": map[string]any{
-				"format":         map[string]any{"type": "audio/pcm", "rate": OpenAIInputRate},
+				"format":         map[string]any{"type": "audio/pcm", "rate": InputRate},
 				"transcription":  map[string]any{"model": "gpt-4o-mini-transcribe"},
-				"turn_detection": turnDetection(d.c.s.m.currentMode()),
+				"turn_detection": turnDetection(d.l.Always()),
 			},
 			"output": map[string]any{
-				"format": map[string]any{"type": "audio/pcm", "rate": OpenAIOutputRate},
+				"format": map[string]any{"type": "audio/pcm", "rate": OutputRate},
 			},
 		},
 		"tools":       tools,
@@ -105,18 +115,19 @@ func (d *openaiDriver) sessionConfig(ts Toolset) map[string]any {
 	}
 }
 
-func turnDetection(mode string) any {
-	if mode == ModeAlways {
+func turnDetection(always bool) any {
+	if always {
 		return map[string]any{"type": "server_vad", "create_response": true, "interrupt_response": true}
 	}
 	return nil // push-to-talk: the room says when a turn ends
 }
 
-func (d *openaiDriver) handshake(ctx context.Context) error {
+// Handshake sends the configuration once the session is created and returns when it is acknowledged.
+func (d *Driver) Handshake(ctx context.Context) error {
 	// session.created comes first; then our configuration, acknowledged by session.updated.
 	sentUpdate := false
 	for {
-		b, err := d.c.read(ctx)
+		b, err := d.l.Read(ctx)
 		if err != nil {
 			return err
 		}
@@ -129,46 +140,46 @@ func (d *openaiDriver) handshake(ctx context.Context) error {
 			if sentUpdate {
 				continue
 			}
-			ts, err := d.c.s.toolset()
+			ts, err := d.l.Tools()
 			if err != nil {
 				return err
 			}
-			if err := d.c.send(map[string]any{"type": "session.update", "session": d.sessionConfig(ts)}); err != nil {
+			if err := d.l.Send(map[string]any{"type": "session.update", "session": d.sessionConfig(ts)}); err != nil {
 				return err
 			}
 			sentUpdate = true
 			d.mu.Lock()
-			d.declared.sig = ts.Signature
+			d.declared.Signature = ts.Signature
 			d.mu.Unlock()
-			d.c.s.setTools(len(ts.Declarations))
+			d.l.Declared(len(ts.Declarations))
 		case "session.updated":
 			if sentUpdate {
 				d.mu.Lock()
-				d.declared.setupDone = true
+				d.declared.SetupDone = true
 				d.mu.Unlock()
 				return nil
 			}
 		case "error":
 			if ev.Error != nil {
 				msg := ev.Error.Message
-				if ev.Error.Code == "invalid_api_key" || ev.Error.Type == "invalid_request_error" && looksLikeKeyRefusal(msg) || looksLikeKeyRefusal(ev.Error.Code) {
-					return errorf(CodeKeyRefused, "OpenAI refused the API key: %s", msg)
+				if ev.Error.Code == "invalid_api_key" || ev.Error.Type == "invalid_request_error" && upstream.LooksLikeKeyRefusal(msg) || upstream.LooksLikeKeyRefusal(ev.Error.Code) {
+					return upstream.KeyRefusal("OpenAI refused the API key: %s", msg)
 				}
-				return errorf(CodeUpstream, "OpenAI Realtime: %s", msg)
+				return upstream.Failure("OpenAI Realtime: %s", msg)
 			}
 		}
 	}
 }
 
-// afterReconnect replays the transcript: a new Realtime session starts with an empty conversation.
-func (d *openaiDriver) afterReconnect() error {
-	for _, l := range d.c.s.m.history(20) {
-		part := map[string]any{"type": "input_text", "text": l.Text}
-		if l.Role == "assistant" {
-			part = map[string]any{"type": "output_text", "text": l.Text}
+// AfterReconnect replays the transcript: a new Realtime session starts with an empty conversation.
+func (d *Driver) AfterReconnect() error {
+	for _, t := range d.l.History(20) {
+		part := map[string]any{"type": "input_text", "text": t.Text}
+		if t.Role == "assistant" {
+			part = map[string]any{"type": "output_text", "text": t.Text}
 		}
-		if err := d.c.send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
-			"type": "message", "role": l.Role, "content": []any{part},
+		if err := d.l.Send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
+			"type": "message", "role": t.Role, "content": []any{part},
 		}}); err != nil {
 			return err
 		}
@@ -176,42 +187,46 @@ func (d *openaiDriver) afterReconnect() error {
 	return nil
 }
 
-func (d *openaiDriver) audio(chunk []byte) error {
+// Audio appends a chunk to the input buffer.
+func (d *Driver) Audio(chunk []byte) error {
 	d.mu.Lock()
 	d.appended = true
 	d.mu.Unlock()
-	return d.c.send(map[string]any{"type": "input_audio_buffer.append", "audio": EncodeBase64(chunk)})
+	return d.l.Send(map[string]any{"type": "input_audio_buffer.append", "audio": pcm.EncodeBase64(chunk)})
 }
 
-func (d *openaiDriver) startTurn() error {
+// StartTurn clears the input buffer (and cancels a response the person speaks over).
+func (d *Driver) StartTurn() error {
 	d.mu.Lock()
 	d.appended = false
 	active := d.active > 0
 	d.mu.Unlock()
 	if active {
 		// Barge in: the person speaks over the model.
-		_ = d.c.send(map[string]any{"type": "response.cancel"})
+		_ = d.l.Send(map[string]any{"type": "response.cancel"})
 	}
-	return d.c.send(map[string]any{"type": "input_audio_buffer.clear"})
+	return d.l.Send(map[string]any{"type": "input_audio_buffer.clear"})
 }
 
-func (d *openaiDriver) endTurn() error {
+// EndTurn commits the turn and asks for a response (push-to-talk only: server VAD ends its own turns).
+func (d *Driver) EndTurn() error {
 	d.mu.Lock()
 	had := d.appended
 	d.appended = false
 	d.mu.Unlock()
-	if !had || d.c.s.m.currentMode() == ModeAlways {
+	if !had || d.l.Always() {
 		return nil
 	}
-	if err := d.c.send(map[string]any{"type": "input_audio_buffer.commit"}); err != nil {
+	if err := d.l.Send(map[string]any{"type": "input_audio_buffer.commit"}); err != nil {
 		return err
 	}
-	d.c.s.m.setStatus(d.c.s, func(st *Status) { st.State = StateThinking })
+	d.l.State(upstream.Thinking)
 	return d.createResponse()
 }
 
-func (d *openaiDriver) text(text string) error {
-	if err := d.c.send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
+// Text adds a typed message and asks for a response.
+func (d *Driver) Text(text string) error {
+	if err := d.l.Send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
 		"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": text}},
 	}}); err != nil {
 		return err
@@ -220,7 +235,7 @@ func (d *openaiDriver) text(text string) error {
 }
 
 // createResponse asks for a response now, or once the active one is done.
-func (d *openaiDriver) createResponse() error {
+func (d *Driver) createResponse() error {
 	d.mu.Lock()
 	if d.active > 0 {
 		d.owed = true
@@ -229,42 +244,44 @@ func (d *openaiDriver) createResponse() error {
 	}
 	d.mu.Unlock()
 	d.syncTools()
-	return d.c.send(map[string]any{"type": "response.create"})
+	return d.l.Send(map[string]any{"type": "response.create"})
 }
 
-func (d *openaiDriver) setMode(mode string) error {
-	return d.c.send(map[string]any{"type": "session.update", "session": map[string]any{
+// SetMode switches server VAD on (always listening) or off (push-to-talk).
+func (d *Driver) SetMode(always bool) error {
+	return d.l.Send(map[string]any{"type": "session.update", "session": map[string]any{
 		"type":  "realtime",
-		"audio": map[string]any{"input": map[string]any{"turn_detection": turnDetection(mode)}},
+		"audio": map[string]any{"input": map[string]any{"turn_detection": turnDetection(always)}},
 	}})
 }
 
-func (d *openaiDriver) toolsChanged() { d.syncTools() }
+// ToolsChanged declares the new tools with session.update.
+func (d *Driver) ToolsChanged() { d.syncTools() }
 
 // syncTools declares the current tools with session.update when they changed since the last one sent.
-func (d *openaiDriver) syncTools() {
+func (d *Driver) syncTools() {
 	sent := -1
-	d.c.ifToolsChanged(&d.mu, &d.declared, func(ts Toolset) {
-		d.declared.sig = ts.Signature
+	d.declared.IfChanged(d.l, &d.mu, func(ts upstream.Tools) {
+		d.declared.Signature = ts.Signature
 		// Sent under the lock so two syncs cannot reorder their updates.
-		if d.c.send(map[string]any{"type": "session.update", "session": map[string]any{
+		if d.l.Send(map[string]any{"type": "session.update", "session": map[string]any{
 			"type": "realtime", "tools": ts.Declarations, "tool_choice": "auto",
 		}}) == nil {
 			sent = len(ts.Declarations)
 		}
 	})
 	if sent >= 0 {
-		d.c.s.setTools(sent)
+		d.l.Declared(sent)
 	}
 }
 
-func (d *openaiDriver) handle(b []byte) {
+// Handle reads one server event.
+func (d *Driver) Handle(b []byte) {
 	var ev oaEvent
 	if err := json.Unmarshal(b, &ev); err != nil {
 		return
 	}
-	s := d.c.s
-	m := s.m
+	l := d.l
 	switch ev.Type {
 	case "response.created":
 		id := ""
@@ -272,40 +289,36 @@ func (d *openaiDriver) handle(b []byte) {
 			id = ev.Response.ID
 		}
 		d.response(id)
-		m.setStatus(s, func(st *Status) {
-			if st.State != StateSpeaking {
-				st.State = StateThinking
-			}
-		})
+		l.State(upstream.Responding)
 	case "response.output_audio.delta", "response.audio.delta":
-		pcm, err := DecodeBase64(ev.Delta)
+		audio, err := pcm.DecodeBase64(ev.Delta)
 		if err != nil {
 			return
 		}
-		m.setStatus(s, func(st *Status) { st.State = StateSpeaking })
-		s.audioOut(pcm, OpenAIOutputRate)
+		l.State(upstream.Speaking)
+		l.Audio(audio, OutputRate)
 	case "response.output_audio_transcript.delta", "response.audio_transcript.delta",
 		"response.output_text.delta", "response.text.delta":
-		m.line(s, "assistant", ev.ItemID, ev.Delta, true, false)
+		l.Line("assistant", ev.ItemID, ev.Delta, true, false)
 	case "response.output_audio_transcript.done", "response.audio_transcript.done":
-		m.line(s, "assistant", ev.ItemID, ev.Transcript, false, true)
+		l.Line("assistant", ev.ItemID, ev.Transcript, false, true)
 	case "response.output_text.done", "response.text.done":
-		m.line(s, "assistant", ev.ItemID, ev.Text, false, true)
+		l.Line("assistant", ev.ItemID, ev.Text, false, true)
 	case "conversation.item.input_audio_transcription.delta":
-		m.line(s, "user", ev.ItemID, ev.Delta, true, false)
+		l.Line("user", ev.ItemID, ev.Delta, true, false)
 	case "conversation.item.input_audio_transcription.completed":
-		m.line(s, "user", ev.ItemID, ev.Transcript, false, true)
+		l.Line("user", ev.ItemID, ev.Transcript, false, true)
 	case "input_audio_buffer.speech_started":
-		m.cfg.Bus.Publish(EventInterrupt, nil)
-		m.setStatus(s, func(st *Status) { st.State = StateListening })
+		l.Interrupt()
+		l.State(upstream.Listening)
 	case "input_audio_buffer.speech_stopped":
-		m.setStatus(s, func(st *Status) { st.State = StateThinking })
+		l.State(upstream.Thinking)
 	case "input_audio_buffer.committed":
 		// The person's turn: hold its place in the transcript until its transcription arrives.
-		m.line(s, "user", ev.ItemID, pendingText, false, false)
-		m.setStatus(s, func(st *Status) { st.State = StateThinking })
+		l.Line("user", ev.ItemID, upstream.PendingText, false, false)
+		l.State(upstream.Thinking)
 	case "conversation.item.input_audio_transcription.failed":
-		m.line(s, "user", ev.ItemID, "(not transcribed)", false, true)
+		l.Line("user", ev.ItemID, "(not transcribed)", false, true)
 	case "response.function_call_arguments.done":
 		if ev.CallID != "" && ev.Name != "" {
 			d.enqueue(ev.ResponseID, oaCall{callID: ev.CallID, name: ev.Name, args: argsJSON(ev.Arguments)})
@@ -324,7 +337,7 @@ func (d *openaiDriver) handle(b []byte) {
 		case "conversation_already_has_active_response", "input_audio_buffer_commit_empty", "response_cancel_not_active":
 			return // races this driver tolerates
 		}
-		m.notice("error", "OpenAI Realtime: "+s.scrub(ev.Error.Message))
+		l.Notice("OpenAI Realtime: " + ev.Error.Message)
 	}
 }
 
@@ -336,7 +349,7 @@ func argsJSON(s string) json.RawMessage {
 }
 
 // response returns the response with this id, starting its worker on first sight.
-func (d *openaiDriver) response(id string) *oaResponse {
+func (d *Driver) response(id string) *oaResponse {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if id == "" {
@@ -345,7 +358,7 @@ func (d *openaiDriver) response(id string) *oaResponse {
 	if r := d.responses[id]; r != nil {
 		return r
 	}
-	ctx, cancel := context.WithCancel(d.c.ctx)
+	ctx, cancel := context.WithCancel(d.l.Context())
 	r := &oaResponse{id: id, calls: make(chan oaCall, 64), seen: map[string]bool{}, ctx: ctx, cancel: cancel}
 	d.responses[id] = r
 	d.active++
@@ -353,7 +366,7 @@ func (d *openaiDriver) response(id string) *oaResponse {
 	return r
 }
 
-func (d *openaiDriver) enqueue(responseID string, call oaCall) {
+func (d *Driver) enqueue(responseID string, call oaCall) {
 	r := d.response(responseID)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -369,7 +382,7 @@ func (d *openaiDriver) enqueue(responseID string, call oaCall) {
 
 // done ends a response: calls listed in it that were not seen yet are queued, then the worker finishes.
 // A cancelled (or failed) response cancels the calls still running.
-func (d *openaiDriver) done(body *oaResponseBody) {
+func (d *Driver) done(body *oaResponseBody) {
 	id := ""
 	if body != nil {
 		id = body.ID
@@ -397,16 +410,15 @@ func (d *openaiDriver) done(body *oaResponseBody) {
 }
 
 // work runs a response's calls one after another, then answers them all and asks for the next response.
-func (d *openaiDriver) work(r *oaResponse) {
-	s := d.c.s
+func (d *Driver) work(r *oaResponse) {
 	type answer struct {
 		callID string
-		res    callResult
+		res    upstream.Result
 	}
 	var answers []answer
 	for call := range r.calls {
-		s.m.setStatus(s, func(st *Status) { st.State = StateThinking })
-		res := s.disp.call(r.ctx, call.name, call.args)
+		d.l.State(upstream.Thinking)
+		res := d.l.Call(r.ctx, call.name, call.args)
 		answers = append(answers, answer{call.callID, res})
 	}
 	cancelled := r.status == "cancelled" || r.status == "failed" || r.ctx.Err() != nil
@@ -414,8 +426,8 @@ func (d *openaiDriver) work(r *oaResponse) {
 	// Every call gets its output, even in a cancelled response (the conversation stays consistent);
 	// only a response that ran to the end asks for the next one.
 	for _, a := range answers {
-		_ = d.c.send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
-			"type": "function_call_output", "call_id": a.callID, "output": string(a.res.modelJSON()),
+		_ = d.l.Send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
+			"type": "function_call_output", "call_id": a.callID, "output": string(a.res.Answer()),
 		}})
 	}
 	d.mu.Lock()
@@ -431,10 +443,6 @@ func (d *openaiDriver) work(r *oaResponse) {
 		// The new tools (a launch in this response) are declared before the model's next call.
 		_ = d.createResponse()
 	default:
-		s.m.setStatus(s, func(st *Status) {
-			if st.State == StateThinking || st.State == StateSpeaking {
-				st.State = StateListening
-			}
-		})
+		d.l.State(upstream.Settled)
 	}
 }

@@ -8,29 +8,47 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/store"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/verbs"
 )
 
-func mustTool(t *testing.T, decl string) *toolcontract.Tool {
-	t.Helper()
-	tl, ref := toolcontract.ValidateTool([]byte(decl))
-	if ref != nil {
-		t.Fatal(ref)
-	}
-	return tl
+// testDispatcher is the dispatcher a session on provider would have over reg.
+func testDispatcher(bus *events.Bus, reg *registry.Registry, lib verbs.Library, provider string) *dispatcher {
+	return newDispatcher(Config{Bus: bus, Registry: reg, Exposed: exposed.New(reg), Library: lib}, provider)
 }
 
-func TestToolsetMapping(t *testing.T) {
-	score := mustTool(t, `{"name":"set_score","description":"Add points","parameters":{"type":"object","properties":{"team":{"type":"string","enum":["home","away"]},"points":{"type":"number"}},"required":["team","points"],"additionalProperties":false}}`)
-	reset := mustTool(t, `{"name":"reset","description":"Reset","parameters":{"type":"object","properties":{}}}`)
-	apps := []registry.App{
-		{AppID: "app_scoreboard", Title: "Scoreboard", Slug: "scoreboard", Tools: []*toolcontract.Tool{score, reset}},
-		{AppID: "app_timer", Title: "Timer", Slug: "timer", Tools: []*toolcontract.Tool{reset}},
+func register(t *testing.T, reg *registry.Registry, appID, slug string, decls ...string) {
+	t.Helper()
+	raws := make([]json.RawMessage, len(decls))
+	for i, d := range decls {
+		raws[i] = json.RawMessage(d)
 	}
+	verdicts, err := reg.Register("room", appID, strings.ToUpper(slug[:1])+slug[1:], slug, raws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range verdicts {
+		if !v.OK {
+			t.Fatalf("%s refused: %+v", appID, v)
+		}
+	}
+}
+
+const (
+	setScoreDecl = `{"name":"set_score","description":"Add points","parameters":{"type":"object","properties":{"team":{"type":"string","enum":["home","away"]},"points":{"type":"number"}},"required":["team","points"],"additionalProperties":false}}`
+	resetDecl    = `{"name":"reset","description":"Reset","parameters":{"type":"object","properties":{}}}`
+)
+
+func TestToolsetMapping(t *testing.T) {
 	for _, provider := range []string{ProviderOpenAI, ProviderGemini} {
-		ts, err := BuildToolset(provider, apps)
+		reg := registry.New(events.NewBus())
+		register(t, reg, "app_scoreboard", "scoreboard", setScoreDecl, resetDecl)
+		register(t, reg, "app_timer", "timer", resetDecl)
+		snap := exposed.New(reg).Snapshot()
+		ts, err := buildTools(provider, snap)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,8 +58,8 @@ func TestToolsetMapping(t *testing.T) {
 			"timer__reset":          {AppID: "app_timer", Tool: "reset"},
 		}
 		for name, ex := range want {
-			if ts.Names[name] != ex {
-				t.Errorf("%s: %s maps to %+v", provider, name, ts.Names[name])
+			if snap.Names[name] != ex {
+				t.Errorf("%s: %s maps to %+v", provider, name, snap.Names[name])
 			}
 		}
 		var names []string
@@ -75,20 +93,42 @@ func TestToolsetMapping(t *testing.T) {
 		if got := strings.Join(names[:len(names)-3], ","); got != wantNames {
 			t.Errorf("%s verbs %s", provider, got)
 		}
-		// The same apps in another order declare the same thing.
-		again, _ := BuildToolset(provider, []registry.App{apps[1], apps[0]})
-		if len(again.Names) != len(ts.Names) {
-			t.Errorf("%s: order changed the names", provider)
+		// The same apps registered in another order declare the same thing.
+		other := registry.New(events.NewBus())
+		register(t, other, "app_timer", "timer", resetDecl)
+		register(t, other, "app_scoreboard", "scoreboard", setScoreDecl, resetDecl)
+		again, _ := buildTools(provider, exposed.New(other).Snapshot())
+		if again.Signature != ts.Signature {
+			t.Errorf("%s: order changed the declarations", provider)
 		}
-		for n, e := range ts.Names {
-			if again.Names[n] != e {
-				t.Errorf("%s: %s moved", provider, n)
-			}
-		}
-		none, _ := BuildToolset(provider, apps[:1])
-		if none.Signature == ts.Signature {
+		reg.Unregister("app_timer")
+		fewer, _ := buildTools(provider, exposed.New(reg).Snapshot())
+		if fewer.Signature == ts.Signature {
 			t.Errorf("%s: the signature did not change with the tools", provider)
 		}
+	}
+}
+
+// The declarations are built once per registry change, not per call: calls and checks read the cache.
+func TestToolsetBuiltOnlyOnRegistryChange(t *testing.T) {
+	bus := events.NewBus()
+	reg := registry.New(bus)
+	register(t, reg, "app_scoreboard", "scoreboard", setScoreDecl)
+	m := New(Config{Bus: bus, Registry: reg})
+	s := newSession(m, ProviderOpenAI, "k", "ws://unused", nil)
+	first, _ := s.toolset()
+	for i := 0; i < 10; i++ {
+		if ts, _ := s.toolset(); &ts.Declarations[0] != &first.Declarations[0] {
+			t.Fatal("the declarations were built again without a registry change")
+		}
+		s.disp.call(context.Background(), "scoreboard__nope", json.RawMessage(`{}`))
+	}
+	if m.tools.builds != 1 {
+		t.Fatalf("%d builds for one registry state", m.tools.builds)
+	}
+	register(t, reg, "app_timer", "timer", resetDecl)
+	if ts, _ := s.toolset(); ts.Signature == first.Signature || m.tools.builds != 2 {
+		t.Fatalf("after a registry change: %d builds", m.tools.builds)
 	}
 }
 
@@ -105,47 +145,54 @@ func (l *slowLibrary) SaveRef(ref string) (store.Entry, error) {
 func TestDispatcherBounds(t *testing.T) {
 	bus := events.NewBus()
 	lib := &slowLibrary{entry: store.Entry{AppID: "app_x", Title: strings.Repeat("x", toolcontract.MaxOutputBytes+10), Kind: "app"}}
-	d := &dispatcher{reg: registry.New(bus), lib: lib, caller: "voice:openai", provider: ProviderOpenAI, timeout: 100 * time.Millisecond}
+	d := testDispatcher(bus, registry.New(bus), lib, ProviderOpenAI)
+	d.timeout = 100 * time.Millisecond
 	// The verb sleeps for an hour: only the dispatcher's own 100 ms bound can answer tool-timeout (the test's
 	// deadline catches a dispatcher that waits for the verb instead).
-	res := d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"slow"}`))
+	res := d.call(context.Background(), verbs.Save, json.RawMessage(`{"ref":"slow"}`))
 	if res.Refused != toolcontract.CodeToolTimeout {
 		t.Fatalf("hung verb: %+v", res)
 	}
-	res = d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"big"}`))
+	res = d.call(context.Background(), verbs.Save, json.RawMessage(`{"ref":"big"}`))
 	if res.Refused != toolcontract.CodeOutputOverBudget {
 		t.Fatalf("over budget: %+v", res)
 	}
 	// Verbs are validated like tools; nothing runs on a refusal.
-	res = d.call(context.Background(), VerbLaunch, json.RawMessage(`{"ref":""}`))
+	res = d.call(context.Background(), verbs.Launch, json.RawMessage(`{"ref":""}`))
 	if res.Refused != toolcontract.CodeInvalidArgumentLength || res.Path != "/ref" {
 		t.Fatalf("empty ref: %+v", res)
 	}
-	res = d.call(context.Background(), VerbLaunch, json.RawMessage(`{"ref":"x","extra":1}`))
+	res = d.call(context.Background(), verbs.Launch, json.RawMessage(`{"ref":"x","extra":1}`))
 	if res.Refused == "" {
 		t.Fatalf("extra key accepted: %+v", res)
 	}
 	// call_mini_app_tool is Gemini's only.
-	res = d.call(context.Background(), VerbCallTool, json.RawMessage(`{"name":"a__b","arguments":"{}"}`))
+	res = d.call(context.Background(), verbs.CallTool, json.RawMessage(`{"name":"a__b","arguments":"{}"}`))
 	if res.Refused != toolcontract.CodeUnknownTool {
 		t.Fatalf("OpenAI reached call_mini_app_tool: %+v", res)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res = d.call(ctx, VerbSave, json.RawMessage(`{"ref":"slow"}`))
+	res = d.call(ctx, verbs.Save, json.RawMessage(`{"ref":"slow"}`))
 	if res.Refused != registry.CodeCancelled {
 		t.Fatalf("cancelled: %+v", res)
 	}
 }
 
-func TestModelJSON(t *testing.T) {
-	okRes := callResult{registry.Outcome{OK: true, Result: json.RawMessage(`{"a":1}`)}}
-	if string(okRes.modelJSON()) != `{"ok":true,"result":{"a":1}}` {
-		t.Fatal(string(okRes.modelJSON()))
+func TestAnswer(t *testing.T) {
+	okRes := answer(registry.Outcome{OK: true, Result: json.RawMessage(`{"a":1}`)})
+	if string(okRes.Answer()) != `{"ok":true,"result":{"a":1}}` {
+		t.Fatal(string(okRes.Answer()))
 	}
-	bad := refusal("invalid-argument-type", "/points", "points must be a number")
-	if string(bad.modelJSON()) != `{"ok":false,"refused":"invalid-argument-type","path":"/points","message":"points must be a number"}` {
-		t.Fatal(string(bad.modelJSON()))
+	if none := answer(registry.Outcome{OK: true}); string(none.Output) != "null" {
+		t.Fatal(string(none.Output))
+	}
+	bad := answer(registry.Outcome{Refused: "invalid-argument-type", Path: "/points", Message: "points must be a number"})
+	if string(bad.Answer()) != `{"ok":false,"refused":"invalid-argument-type","path":"/points","message":"points must be a number"}` {
+		t.Fatal(string(bad.Answer()))
+	}
+	if noCode := answer(registry.Outcome{Message: "x"}); string(noCode.Refusal) != `{"ok":false,"refused":"tool-error","message":"x"}` {
+		t.Fatal(string(noCode.Refusal))
 	}
 }
 
@@ -174,12 +221,11 @@ func TestVerbsListAndSave(t *testing.T) {
 	if _, err := reg.Register("room", "app_scoreboard", "Scoreboard", "scoreboard", []json.RawMessage{json.RawMessage(score)}); err != nil {
 		t.Fatal(err)
 	}
-	d := &dispatcher{reg: reg, lib: lib, caller: "voice:gemini", provider: ProviderGemini,
-		activity: func(a registry.Activity) { bus.Publish(registry.EventActivity, a) }}
-	res := d.call(context.Background(), VerbList, json.RawMessage(`{}`))
+	d := testDispatcher(bus, reg, lib, ProviderGemini)
+	res := d.call(context.Background(), verbs.List, json.RawMessage(`{}`))
 	var list struct {
-		Open      []OpenApp      `json:"open"`
-		Available []CatalogEntry `json:"available"`
+		Open      []verbs.OpenApp[toolInfo] `json:"open"`
+		Available []verbs.CatalogEntry      `json:"available"`
 	}
 	if !res.OK || json.Unmarshal(res.Result, &list) != nil {
 		t.Fatalf("%+v", res)
@@ -187,11 +233,11 @@ func TestVerbsListAndSave(t *testing.T) {
 	if len(list.Open) != 1 || list.Open[0].Tools[0].Name != "scoreboard__set_score" || len(list.Available) != 2 || list.Available[0].Kind != "app" {
 		t.Fatalf("%s", res.Result)
 	}
-	res = d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"notes.html"}`))
+	res = d.call(context.Background(), verbs.Save, json.RawMessage(`{"ref":"notes.html"}`))
 	if !res.OK || !strings.Contains(string(res.Result), `"appId":"app_notes"`) || len(lib.saved) != 1 {
 		t.Fatalf("save %+v", res)
 	}
-	res = d.call(context.Background(), VerbSave, json.RawMessage(`{"ref":"taken.html"}`))
+	res = d.call(context.Background(), verbs.Save, json.RawMessage(`{"ref":"taken.html"}`))
 	if res.Refused != store.ErrNameTaken.Error() {
 		t.Fatalf("taken %+v", res)
 	}
@@ -210,11 +256,11 @@ func TestVerbsListAndSave(t *testing.T) {
 		t.Fatalf("activity %v", ops)
 	}
 	// Through call_mini_app_tool (Gemini): validated like a direct call.
-	res = d.call(context.Background(), VerbCallTool, json.RawMessage(`{"name":"scoreboard__set_score","arguments":"{\"points\":\"x\"}"}`))
+	res = d.call(context.Background(), verbs.CallTool, json.RawMessage(`{"name":"scoreboard__set_score","arguments":"{\"points\":\"x\"}"}`))
 	if res.Refused != toolcontract.CodeInvalidArgumentType {
 		t.Fatalf("%+v", res)
 	}
-	res = d.call(context.Background(), VerbCallTool, json.RawMessage(`{"name":"call_mini_app_tool","arguments":"{}"}`))
+	res = d.call(context.Background(), verbs.CallTool, json.RawMessage(`{"name":"call_mini_app_tool","arguments":"{}"}`))
 	if res.Refused == "" {
 		t.Fatal("call_mini_app_tool called itself")
 	}

@@ -1,0 +1,169 @@
+// Package exposed is what callers outside the room, the live voice session and the MCP door, see of the
+// open mini-apps: every open tool under the name it is exposed by, in a snapshot rebuilt only when the
+// registry changes, and a feed of changes throttled so that an app that churns its tools cannot flood a
+// voice provider or an MCP client with new declarations.
+//
+// Names come from one toolcontract.Namer, so a name stays with the app that got it (see docs/architecture.md):
+// a newcomer with the same slug gets a suffixed name, and a call by a name reaches the app it was given to
+// or is refused, never another app. The host makes one Table and gives it to both doors, so a tool has one
+// name whoever calls it. The package uses the registry only through its public API (Apps, Subscribe).
+package exposed
+
+import (
+	"sync"
+	"time"
+
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/toolcontract"
+)
+
+// DefaultInterval is the least time between two notices on one Changes channel.
+const DefaultInterval = 250 * time.Millisecond
+
+// Snapshot is the open apps' tools at one moment. It is immutable: a change makes a new Snapshot, so a
+// caller may key a cache on its pointer.
+type Snapshot struct {
+	// Apps are the open apps, ordered as registry.Apps orders them.
+	Apps []registry.App
+	// Names maps every open tool's exposed name to its (app, tool).
+	Names map[string]toolcontract.Exposed
+
+	byTool map[toolcontract.Exposed]string
+	tools  map[toolcontract.Exposed]*toolcontract.Tool
+}
+
+// Name is the exposed name of an open app's tool ("" when that tool is not open).
+func (s *Snapshot) Name(appID, tool string) string {
+	return s.byTool[toolcontract.Exposed{AppID: appID, Tool: tool}]
+}
+
+// Tool is the declaration of an open app's tool (nil when that tool is not open).
+func (s *Snapshot) Tool(e toolcontract.Exposed) *toolcontract.Tool { return s.tools[e] }
+
+// App is the open app appID.
+func (s *Snapshot) App(appID string) (registry.App, bool) {
+	for _, a := range s.Apps {
+		if a.AppID == appID {
+			return a, true
+		}
+	}
+	return registry.App{}, false
+}
+
+// Table follows one registry. It is safe for concurrent use.
+type Table struct {
+	// Interval is the least time between two notices on one Changes channel (DefaultInterval when 0).
+	// Set it before the first Changes.
+	Interval time.Duration
+
+	reg   *registry.Registry
+	namer *toolcontract.Namer
+	dirty <-chan struct{} // a notice when the registry changed since the last Snapshot
+
+	mu   sync.Mutex
+	snap *Snapshot
+}
+
+// New follows reg for as long as reg lives.
+func New(reg *registry.Registry) *Table {
+	dirty, _ := reg.Subscribe()
+	return &Table{reg: reg, namer: toolcontract.NewNamer(), dirty: dirty}
+}
+
+// Registry is the registry the table follows.
+func (t *Table) Registry() *registry.Registry { return t.reg }
+
+// Snapshot returns the open apps' tools as they are now. It rebuilds only when the registry changed since
+// the last call; otherwise it returns the same Snapshot.
+func (t *Table) Snapshot() *Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// The notice is taken before the registry is read: a change after this read leaves a new notice.
+	select {
+	case <-t.dirty:
+		t.snap = nil
+	default:
+	}
+	if t.snap == nil {
+		t.snap = t.build()
+	}
+	return t.snap
+}
+
+func (t *Table) build() *Snapshot {
+	apps := t.reg.Apps()
+	in := make([]toolcontract.AppTools, len(apps))
+	tools := map[toolcontract.Exposed]*toolcontract.Tool{}
+	for i, a := range apps {
+		in[i] = toolcontract.AppTools{AppID: a.AppID, Slug: a.Slug, Tools: a.Tools}
+		for _, tl := range a.Tools {
+			if tl != nil {
+				tools[toolcontract.Exposed{AppID: a.AppID, Tool: tl.Name}] = tl
+			}
+		}
+	}
+	byTool := t.namer.Assign(in)
+	names := make(map[string]toolcontract.Exposed, len(byTool))
+	for key, name := range byTool {
+		names[name] = key
+	}
+	return &Snapshot{Apps: apps, Names: names, byTool: byTool, tools: tools}
+}
+
+// Changes returns a channel that receives a notice when the open apps or their tools changed: at once
+// after a quiet Interval, otherwise once the Interval since the last notice has passed, however many
+// changes came meanwhile. Receivers read Snapshot for what changed. stop ends the feed.
+func (t *Table) Changes() (notices <-chan struct{}, stop func()) {
+	in, unsubscribe := t.reg.Subscribe()
+	out := make(chan struct{}, 1)
+	done := make(chan struct{})
+	every := t.Interval
+	if every <= 0 {
+		every = DefaultInterval
+	}
+	go throttle(in, out, every, done)
+	var once sync.Once
+	return out, func() {
+		once.Do(func() {
+			unsubscribe()
+			close(done)
+		})
+	}
+}
+
+// throttle passes notices from in to out, never two within every of each other, and never drops the last:
+// a notice that comes too soon is sent when every has passed since the one before.
+func throttle(in <-chan struct{}, out chan<- struct{}, every time.Duration, done <-chan struct{}) {
+	var last time.Time // zero: the first notice goes out at once
+	var timer *time.Timer
+	var due <-chan time.Time
+	send := func() {
+		last = time.Now()
+		select {
+		case out <- struct{}{}:
+		default: // one notice waits already; the receiver reads the newest Snapshot
+		}
+	}
+	for {
+		select {
+		case <-done:
+			if timer != nil {
+				timer.Stop()
+			}
+			return
+		case <-in:
+			if due != nil {
+				continue // already scheduled
+			}
+			if wait := every - time.Since(last); wait > 0 {
+				timer = time.NewTimer(wait)
+				due = timer.C
+				continue
+			}
+			send()
+		case <-due:
+			due = nil
+			send()
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package voice
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/verbs"
+	"github.com/voicebox/voicebox/backend/voice/internal/upstream"
+)
+
+// dispatcher runs the model's function calls: the host verbs (backend/verbs) and the open apps' tools by
+// their exposed names (backend/exposed), through the registry. Every call is validated first (nothing is
+// dispatched on a refusal), and bounded by toolcontract.CallTimeout and toolcontract.MaxOutputBytes
+// whatever the registry or the room does.
+type dispatcher struct {
+	exposed *exposed.Table
+	door    verbs.Doors
+	env     verbs.Env
+	timeout time.Duration // toolcontract.CallTimeout when 0
+}
+
+func newDispatcher(cfg Config, provider string) *dispatcher {
+	d := &dispatcher{exposed: cfg.Exposed, door: doorOf(provider)}
+	d.env = verbs.Env{
+		Exposed: cfg.Exposed,
+		Library: cfg.Library,
+		Caller:  "voice:" + provider,
+		Log:     func(a registry.Activity) { cfg.Bus.Publish(registry.EventActivity, a) },
+		ShowApp: showApp,
+		Call:    d.run,
+	}
+	return d
+}
+
+func doorOf(provider string) verbs.Doors {
+	if provider == ProviderGemini {
+		return verbs.VoiceGemini
+	}
+	return verbs.VoiceOpenAI
+}
+
+// call runs one function call and never takes longer than the timeout.
+func (d *dispatcher) call(ctx context.Context, name string, args json.RawMessage) registry.Outcome {
+	timeout := d.timeout
+	if timeout <= 0 {
+		timeout = toolcontract.CallTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan registry.Outcome, 1)
+	go func() { done <- d.run(ctx, name, args) }()
+	var out registry.Outcome
+	select {
+	case out = <-done:
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			r := toolcontract.TimeoutRefusal()
+			out = registry.Outcome{Refused: r.Refused, Message: r.Message}
+		} else {
+			out = registry.Outcome{Refused: registry.CodeCancelled, Message: "the call was cancelled"}
+		}
+	}
+	if out.OK {
+		if r := toolcontract.CheckOutput(out.Result); r != nil {
+			out = registry.Outcome{Refused: r.Refused, Path: r.Path, Message: r.Message}
+		}
+	}
+	return out
+}
+
+// run calls a verb, or an open app's tool by the name the session exposes it by. Names resolve against the
+// newest snapshot, so a tool launched earlier in the same response is found; a name resolves only to the
+// app it was given to (a closed app's name is refused, never passed on).
+func (d *dispatcher) run(ctx context.Context, name string, args json.RawMessage) registry.Outcome {
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if v := verbs.Lookup(name, d.door); v != nil {
+		return v.Run(ctx, &d.env, args)
+	}
+	target, found := d.exposed.Snapshot().Names[name]
+	if !found {
+		out := registry.Outcome{Refused: toolcontract.CodeUnknownTool, Message: fmt.Sprintf("no open mini-app has a tool %q", name)}
+		d.env.Log(registry.Activity{Caller: d.env.Caller, Op: registry.OpCall, Tool: name, Args: registry.Loggable(args), Outcome: out})
+		return out
+	}
+	return d.exposed.Registry().Call(ctx, d.env.Caller, target.AppID, target.Tool, args)
+}
+
+// toolInfo is one tool as the launch and list answers show it: named as the session declares it.
+type toolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// showApp is how the voice session shows an open app: its tools by their exposed names, with their
+// schemas in launch answers (full) so the model can call them in the same response.
+func showApp(a registry.App, snap *exposed.Snapshot, full bool) any {
+	o := verbs.OpenApp[toolInfo]{AppID: a.AppID, Title: a.Title, Slug: a.Slug, Tools: []toolInfo{}}
+	for _, t := range a.Tools {
+		if t == nil {
+			continue
+		}
+		ti := toolInfo{Name: snap.Name(a.AppID, t.Name), Description: t.Description}
+		if full {
+			ti.Parameters = t.Parameters
+		}
+		o.Tools = append(o.Tools, ti)
+	}
+	return o
+}
+
+// answer is an outcome as the drivers send it back: the result (null when the app returned nothing), or
+// the refusal {"ok":false,"refused":code,"path","message"}.
+func answer(out registry.Outcome) upstream.Result {
+	if out.OK {
+		res := out.Result
+		if len(res) == 0 {
+			res = json.RawMessage("null")
+		}
+		return upstream.Result{OK: true, Output: res}
+	}
+	b, _ := json.Marshal(struct {
+		OK bool `json:"ok"`
+		verbs.Refused
+	}{false, verbs.Refusal(out)})
+	return upstream.Result{Refusal: b}
+}
+
+// toolsets caches the declarations of the newest snapshot, per provider: they are built again only when
+// the registry changed (a new snapshot), not for every call or check.
+type toolsets struct {
+	mu     sync.Mutex
+	snap   *exposed.Snapshot
+	by     map[string]upstream.Tools
+	builds int // how many were built (tests)
+}
+
+func (c *toolsets) get(snap *exposed.Snapshot, provider string) (upstream.Tools, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap {
+		c.snap, c.by = snap, map[string]upstream.Tools{}
+	}
+	if ts, ok := c.by[provider]; ok {
+		return ts, nil
+	}
+	ts, err := buildTools(provider, snap)
+	if err != nil {
+		return upstream.Tools{}, err
+	}
+	c.builds++
+	c.by[provider] = ts
+	return ts, nil
+}
+
+// buildTools declares the provider's host verbs, then every open app's tool under its exposed name, in
+// the snapshot's order (the verbs' names contain no "__", so they cannot collide with a tool's).
+func buildTools(provider string, snap *exposed.Snapshot) (upstream.Tools, error) {
+	var decls []json.RawMessage
+	for _, v := range verbs.For(doorOf(provider)) {
+		d, err := toolcontract.Declaration(provider, v.Name(), v.Tool)
+		if err != nil {
+			return upstream.Tools{}, err
+		}
+		decls = append(decls, d)
+	}
+	seen := map[string]bool{}
+	for _, a := range snap.Apps {
+		for _, t := range a.Tools {
+			if t == nil {
+				continue
+			}
+			name := snap.Name(a.AppID, t.Name)
+			if name == "" || seen[name] {
+				continue
+			}
+			seen[name] = true
+			d, err := toolcontract.Declaration(provider, name, t)
+			if err != nil {
+				return upstream.Tools{}, err
+			}
+			decls = append(decls, d)
+		}
+	}
+	h := sha256.New()
+	for _, d := range decls {
+		h.Write(d)
+		h.Write([]byte{0})
+	}
+	return upstream.Tools{Declarations: decls, Signature: hex.EncodeToString(h.Sum(nil))}, nil
+}
