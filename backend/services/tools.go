@@ -3,7 +3,6 @@ package services
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/voicebox/voicebox/backend/documents"
@@ -170,9 +169,9 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 		if err != nil {
 			return LaunchInfo{}, err
 		}
-		slug := Slugify(d.Name)
+		slug := store.SlugOf(d.Name)
 		l.AppID, l.Slug, l.HTML, source = "doc_"+slug, slug, d.Content, "document"
-		l.Title = titleOf(d.Content, d.Name)
+		l.Title = store.TitleOf(d.Content, d.Name)
 	case req.HTML != "" && blank(req.Ref) && blank(req.Document):
 		if len(req.HTML) > store.MaxHTMLBytes {
 			return LaunchInfo{}, &codedError{store.ErrTooLarge, "the page is over 16 MiB"}
@@ -181,9 +180,9 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 		if blank(name) {
 			name = "page.html"
 		}
-		slug := Slugify(name)
+		slug := store.SlugOf(name)
 		l.AppID, l.Slug, l.HTML, source = "local_"+slug, slug, req.HTML, "html"
-		l.Title = titleOf(req.HTML, name)
+		l.Title = store.TitleOf(req.HTML, name)
 	default:
 		return LaunchInfo{}, badRequest(`give "ref", "document", or "html" (with an optional "name")`)
 	}
@@ -204,41 +203,4 @@ func (s *SandboxService) Release(launchID string) error {
 	}
 	s.sb.Revoke(launchID)
 	return nil
-}
-
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// Slugify makes a file name into an id-safe slug: "My Game.html" → "my-game".
-func Slugify(name string) string {
-	base := strings.ToLower(name)
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	base = strings.TrimSuffix(strings.TrimSuffix(base, ".html"), ".htm")
-	s := strings.Trim(nonSlug.ReplaceAllString(base, "-"), "-")
-	if len(s) > 48 {
-		s = strings.TrimRight(s[:48], "-")
-	}
-	if s == "" {
-		s = "page"
-	}
-	return s
-}
-
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-
-func titleOf(html, fallback string) string {
-	head := html
-	if len(head) > 64<<10 {
-		head = head[:64<<10]
-	}
-	if m := titleRE.FindStringSubmatch(head); m != nil {
-		if t := strings.Join(strings.Fields(m[1]), " "); t != "" {
-			if len(t) > 200 {
-				t = t[:200]
-			}
-			return t
-		}
-	}
-	return fallback
 }

@@ -2,33 +2,37 @@ package services
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
+	"github.com/voicebox/voicebox/backend/store"
 )
 
-func TestSlugify(t *testing.T) {
-	for in, want := range map[string]string{
-		"My Game.html": "my-game", "/a/b/Score_Board.HTM": "score-board", `C:\x\Été.html`: "t", "": "page",
-		"....html": "page", "a--b.html": "a-b",
+// Pages opened from outside the store are named by the store's one slug and title rule (issue 12 §3):
+// ".htm" is not a suffix it drops, entities are decoded, and a long title is cut on a character boundary.
+func TestPrepareNamesPagesAsTheStoreDoes(t *testing.T) {
+	sb := sandbox.New(sandbox.Options{RoomOrigin: "http://127.0.0.1:1"}, "localhost:2")
+	s := NewSandboxService(sb, nil, nil)
+	long := strings.Repeat("é", 300)
+	for _, c := range []struct{ name, html, slug, title string }{
+		{"x.htm", "<title>A &amp; B</title>", "x-htm", "A & B"},
+		{"My Game.html", "<p>no title", "my-game", "My Game"},
+		{"日本.html", "<title>" + long + "</title>", store.SlugOf("日本.html"), ""},
 	} {
-		if got := Slugify(in); got != want {
-			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
+		info, err := s.Prepare(LaunchRequest{HTML: c.html, Name: c.name})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got := Slugify(string(make([]byte, 100)) + "x"); len(got) > 48 {
-		t.Errorf("long slug %q", got)
-	}
-}
-
-func TestTitleOf(t *testing.T) {
-	if got := titleOf("<html><TITLE lang=en>\n  Score   Board </title>", "f.html"); got != "Score Board" {
-		t.Errorf("title %q", got)
-	}
-	if got := titleOf("<p>no title", "f.html"); got != "f.html" {
-		t.Errorf("fallback %q", got)
+		if info.Slug != c.slug || info.AppID != "local_"+c.slug || c.title != "" && info.Title != c.title {
+			t.Errorf("%s: slug %q, id %q, title %q", c.name, info.Slug, info.AppID, info.Title)
+		}
+		if !utf8.ValidString(info.Title) || info.Title != store.TitleOf(c.html, c.name) {
+			t.Errorf("%s: title %q is not the store's", c.name, info.Title)
+		}
 	}
 }
 

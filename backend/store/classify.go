@@ -59,9 +59,11 @@ func Slugify(name string) string {
 	return s
 }
 
-// slugOf is Slugify with a stable fallback for names without ASCII letters
-// or digits ("x-" and a hash of the name), so every entry has a slug.
-func slugOf(name string) string {
+// SlugOf is Slugify with a stable fallback for names without ASCII letters
+// or digits ("x-" and a hash of the name), so every entry has a slug. It is
+// the one slug rule: the store's entries and pages opened from outside it
+// (services.SandboxService) are named alike.
+func SlugOf(name string) string {
 	if s := Slugify(name); s != "" {
 		return s
 	}
@@ -81,6 +83,13 @@ func validAppID(id string) bool {
 		}
 	}
 	return true
+}
+
+// TitleOf is the title of an HTML page as the store names its entries: its
+// first <title> (entities decoded, whitespace collapsed, bounded without
+// splitting a character), else the file name without ".html".
+func TitleOf(html, fileName string) string {
+	return titleOr(extractTitle([]byte(html[:min(len(html), titleScanBytes)])), fileName)
 }
 
 func titleOr(t, fileName string) string {
@@ -129,7 +138,7 @@ func (s *Store) rebuildLocked() {
 				it.Kind = KindApp
 				it.shelfBase = base
 				it.record = rec
-				it.Slug = slugOf(base)
+				it.Slug = SlugOf(base)
 				it.naturalID = "app_" + it.Slug
 				if rec != nil {
 					if validAppID(rec.AppID) {
@@ -264,7 +273,7 @@ func (s *Store) fileItem(ds *dirState, f *fileRec) *item {
 		t.SizeBytes = f.size
 		t.Title = titleOr(f.title, f.name)
 		t.lowTitle = strings.ToLower(t.Title)
-		t.Slug = slugOf(f.name)
+		t.Slug = SlugOf(f.name)
 		t.UpdatedAt = f.mtime.UTC()
 		t.CreatedAt = f.btime.UTC()
 		if f.btime.IsZero() || f.btime.After(f.mtime) {

@@ -26,8 +26,8 @@ func TestSlugify(t *testing.T) {
 			t.Errorf("Slugify(%q): got %q, want %q", c.in, got, c.want)
 		}
 	}
-	if a, b := slugOf("日本"), slugOf("中国"); a == b || !strings.HasPrefix(a, "x-") {
-		t.Errorf("slugOf fallbacks: got %q and %q, want distinct x- slugs", a, b)
+	if a, b := SlugOf("日本"), SlugOf("中国"); a == b || !strings.HasPrefix(a, "x-") {
+		t.Errorf("SlugOf fallbacks: got %q and %q, want distinct x- slugs", a, b)
 	}
 }
 

@@ -49,7 +49,7 @@ func resolveIn(snap *snapshot, ref string) *item {
 		return it
 	}
 	relRef, isRel := relOfWorkspaceRef(ref)
-	refSlug := slugOf(ref)
+	refSlug := SlugOf(ref)
 	refTitle := strings.TrimSpace(ref)
 	steps := []func(*item) bool{
 		// (2) file name, or the workspace-relative path.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/backend/voice/voicetest"
@@ -160,5 +161,29 @@ func TestToolChurnEndsDeclared(t *testing.T) {
 		return m.Type == "session.update" && declared(m)["churn__echo"] == "v11"
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Issue 11 (provider errors): a provider's error text reaches the room only through the session's one
+// scrubber: no key, no control or bidirectional characters, bounded. The key is split by a bidi override,
+// which must not hide it from the key's removal.
+func TestProviderErrorsAreScrubbed(t *testing.T) {
+	hostile := "bad \u202Erequest\x1b[2J for " + testKey[:6] + "\u200F" + testKey[6:] + " " + strings.Repeat("x", 10000)
+	for _, provider := range []string{voice.ProviderOpenAI, voice.ProviderGemini} {
+		r := newRig(t, provider)
+		c := r.start(provider)
+		if provider == voice.ProviderOpenAI {
+			c.Error("server_error", hostile)
+		} else {
+			c.Send(map[string]any{"error": map[string]any{"code": 500, "message": hostile, "status": "INTERNAL"}})
+		}
+		waitFor(t, "the notice", func() bool { return len(r.events(events.Notice)) > 0 })
+		msg := r.events(events.Notice)[0].Data.(map[string]string)["message"]
+		if strings.ContainsAny(msg, "\u202E\u200F\x1b") || strings.Contains(msg, testKey) || strings.Contains(msg, testKey[6:]) || len(msg) > 4096 {
+			t.Errorf("%s: the room was shown %q… (%d bytes)", provider, msg[:min(len(msg), 80)], len(msg))
+		}
+		if !strings.Contains(msg, "bad request") {
+			t.Errorf("%s: the message itself was lost: %q", provider, msg[:min(len(msg), 80)])
+		}
 	}
 }
