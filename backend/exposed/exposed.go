@@ -3,7 +3,7 @@
 // registry changes, and a feed of changes throttled so that an app that churns its tools cannot flood a
 // voice provider or an MCP client with new declarations.
 //
-// Names come from one toolcontract.Namer, so a name stays with the app that got it (see docs/architecture.md):
+// Names come from one toolcontract.Namer, so a name stays with the app that got it (see docs/tools.md):
 // a newcomer with the same slug gets a suffixed name, and a call by a name reaches the app it was given to
 // or is refused, never another app. The host makes one Table and gives it to both doors, so a tool has one
 // name whoever calls it. The package uses the registry only through its public API (Apps, Subscribe).

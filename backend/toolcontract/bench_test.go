@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The seed's set_score tool and one call to it, as raw bytes.
+// The scoreboard's set_score tool and one call to it, as raw bytes.
 const benchSetScoreDecl = `{"name":"set_score","description":"Add points to a team on the scoreboard","parameters":{"type":"object","properties":{"team":{"type":"string","enum":["home","away"]},"points":{"type":"number","description":"Points to add"}},"required":["team","points"]}}`
 
 var benchSetScoreArgs = []byte(`{"team":"home","points":3}`)

@@ -29,7 +29,7 @@ const MaxIdleNames = 1024
 
 // Namer gives the open apps' tools their exposed names, the names a caller
 // outside the room (a voice model, an MCP client) calls them by, and keeps
-// each name with the (app, tool) that got it. See docs/architecture.md.
+// each name with the (app, tool) that got it. See docs/tools.md.
 //
 // Names. A tool is exposed as <slug>__<tool>, where slug is the app's Slug
 // (or AppID) with every byte outside [a-zA-Z0-9_-] replaced by '_' and

@@ -1,5 +1,5 @@
 // Package toolcontract is the host-side authority for the Web MCP tool
-// contract of sandboxed mini-apps (seed sections 3 and 5): what a mini-app may
+// contract of sandboxed mini-apps (docs/sandbox.md, Bounds): what a mini-app may
 // declare with window.webMcp.registerTool(…) (validateWebMcpTool) and which
 // arguments may reach it (validateMiniAppToolArgs).
 //
@@ -33,7 +33,7 @@
 // Within a schema object, keys are visited in Unicode code point order so
 // that Go and JavaScript report the same first failure.
 //
-// The subset, as the seed lists it: property types string, number, integer,
+// The enforceable subset: property types string, number, integer,
 // boolean, array, object; type must be a single string. Per type only:
 //
 //	string:  minLength, maxLength, enum
@@ -45,7 +45,7 @@
 //	object:  properties, required, additionalProperties (boolean only)
 //
 // plus the annotations description and title (strings) everywhere. The root
-// must be {"type":"object"}. Decisions where the seed is silent:
+// must be {"type":"object"}. Decisions beyond the subset itself:
 // minLength/maxLength must be non-negative integers (2.0 counts as 2);
 // minimum/maximum must be finite numbers; minLength > maxLength and minimum >
 // maximum are refused as unsatisfiable (for integer also when no integer lies
@@ -72,7 +72,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits from seed section 5.
+// Limits (docs/sandbox.md, Bounds).
 const (
 	MaxTools        = 16
 	MaxArgsBytes    = 65536

@@ -504,7 +504,7 @@
     limits: LIMITS, validateTool: validateTool, validateArgs: validateArgs, registerAll: registerAll,
     validateCall: validateCall, checkOutput: checkOutput, timeoutRefusal: timeoutRefusal,
     utf8Length: utf8Length,
-    validateWebMcpTool: validateTool, validateMiniAppToolArgs: validateArgs // the seed's names
+    validateWebMcpTool: validateTool, validateMiniAppToolArgs: validateArgs // the names the Go doc comments give them
   });
   root.VoiceboxToolContract = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/voicebox/voicebox/backend/registry"
@@ -88,5 +89,33 @@ func TestSaveToShelf(t *testing.T) {
 	}
 	if StoreCode(errors.New("disk on fire")) != toolcontract.CodeToolError {
 		t.Fatal("an unknown error keeps tool-error")
+	}
+}
+
+// One table, looped over by both doors: each declares the verbs meant for it, in one order.
+func TestTableDoors(t *testing.T) {
+	names := func(d Doors) string {
+		var out []string
+		for _, v := range For(d) {
+			out = append(out, v.Name())
+		}
+		return strings.Join(out, ",")
+	}
+	for door, want := range map[Doors]string{
+		MCP:         "launch_mini_app,list_mini_apps,close_mini_app",
+		VoiceOpenAI: "launch_mini_app,list_mini_apps,close_mini_app,save_page_to_shelf",
+		VoiceGemini: "launch_mini_app,list_mini_apps,close_mini_app,save_page_to_shelf,call_mini_app_tool",
+	} {
+		if got := names(door); got != want {
+			t.Errorf("door %d declares %s, want %s", door, got, want)
+		}
+	}
+	for _, v := range table {
+		if strings.Contains(v.Name(), "__") || v.Title == "" || v.Tool.Description == "" || !Is(v.Name()) {
+			t.Errorf("verb %+v", v)
+		}
+	}
+	if Lookup(CallTool, VoiceOpenAI) != nil || Lookup(Save, MCP) != nil || Is("scoreboard__set_score") {
+		t.Error("a door reaches a verb it does not declare")
 	}
 }
