@@ -118,21 +118,13 @@ func TestMCPForcedAndCatalog(t *testing.T) {
 // connectMCP connects an MCP client to the running server at url with its bearer token.
 func connectMCP(t *testing.T, url, token string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer(token)}}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: &mcpserver.BearerTransport{Token: token}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // The voice session and the MCP door name tools from the one table the host made: a newcomer with a taken

@@ -133,7 +133,7 @@ func (p *proxy) ensure(ctx context.Context, who *mcp.Implementation) error {
 			go p.resync()
 		},
 	})
-	rt := &bearerTransport{token: d.Token, base: http.DefaultTransport}
+	rt := &BearerTransport{Token: d.Token}
 	tr := &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: rt}, MaxRetries: 2}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -304,17 +304,23 @@ func (p *proxy) close() {
 	}
 }
 
-// bearerTransport adds the token to every request and remembers a 401.
-type bearerTransport struct {
-	token        string
-	base         http.RoundTripper
+// BearerTransport is how an MCP client reaches this server over HTTP (the stdio forwarder, tests): it adds
+// the token to every request and remembers a 401.
+type BearerTransport struct {
+	Token        string
+	Base         http.RoundTripper // http.DefaultTransport when nil
 	unauthorized atomic.Bool
 }
 
-func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+// RoundTrip sends r with the bearer token.
+func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	res, err := b.base.RoundTrip(r)
+	r.Header.Set("Authorization", "Bearer "+b.Token)
+	base := b.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	res, err := base.RoundTrip(r)
 	if err == nil && res.StatusCode == http.StatusUnauthorized {
 		b.unauthorized.Store(true)
 	}

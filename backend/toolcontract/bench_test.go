@@ -58,14 +58,19 @@ func BenchmarkJSONSchemaV5SetScore(b *testing.B) {
 // TestSetScoreRatio prints both figures and their ratio:
 // VOICEBOX_BENCH_RATIO=1 go test -run=SetScoreRatio -v ./backend/toolcontract
 func TestSetScoreRatio(t *testing.T) {
+	logRatio(t, "ours", BenchmarkValidateArgsSetScore, "jsonschema/v5", BenchmarkJSONSchemaV5SetScore)
+}
+
+// logRatio runs a benchmark beside its baseline, in the same run, and prints both and their ratio.
+func logRatio(t *testing.T, name string, bench func(*testing.B), baseName string, base func(*testing.B)) {
 	if os.Getenv("VOICEBOX_BENCH_RATIO") == "" {
 		t.Skip("set VOICEBOX_BENCH_RATIO=1 to measure")
 	}
-	ours := testing.Benchmark(BenchmarkValidateArgsSetScore)
-	ref := testing.Benchmark(BenchmarkJSONSchemaV5SetScore)
-	t.Logf("ours:          %s %s", ours, ours.MemString())
-	t.Logf("jsonschema/v5: %s %s", ref, ref.MemString())
-	t.Logf("ratio: ours is %.1fx faster", float64(ref.NsPerOp())/float64(ours.NsPerOp()))
+	ours := testing.Benchmark(bench)
+	ref := testing.Benchmark(base)
+	t.Logf("%-22s %s %s", name+":", ours, ours.MemString())
+	t.Logf("%-22s %s %s", baseName+":", ref, ref.MemString())
+	t.Logf("ratio: %s is %.1fx faster than %s", name, float64(ref.NsPerOp())/float64(ours.NsPerOp()), baseName)
 }
 
 // BenchmarkRegisterTool is one tool's registration: the declaration checked, normalized and checked
@@ -99,14 +104,7 @@ func BenchmarkRegisterToolCompiled(b *testing.B) {
 // TestRegisterRatio prints both registration figures and their ratio:
 // VOICEBOX_BENCH_RATIO=1 go test -run=RegisterRatio -v ./backend/toolcontract
 func TestRegisterRatio(t *testing.T) {
-	if os.Getenv("VOICEBOX_BENCH_RATIO") == "" {
-		t.Skip("set VOICEBOX_BENCH_RATIO=1 to measure")
-	}
-	now := testing.Benchmark(BenchmarkRegisterTool)
-	before := testing.Benchmark(BenchmarkRegisterToolCompiled)
-	t.Logf("register now:            %s %s", now, now.MemString())
-	t.Logf("register with compile:   %s %s", before, before.MemString())
-	t.Logf("ratio: registration is %.1fx faster without the compile", float64(before.NsPerOp())/float64(now.NsPerOp()))
+	logRatio(t, "register", BenchmarkRegisterTool, "register+compile", BenchmarkRegisterToolCompiled)
 }
 
 // A refusal allocates only the Refusal and its path and message.
