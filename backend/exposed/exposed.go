@@ -58,40 +58,54 @@ type Table struct {
 
 	reg   *registry.Registry
 	namer *toolcontract.Namer
-	dirty <-chan struct{} // a notice when the registry changed since the last Snapshot
 
 	mu   sync.Mutex
 	snap *Snapshot
 }
 
-// New follows reg for as long as reg lives.
+// New follows reg.
 func New(reg *registry.Registry) *Table {
-	dirty, _ := reg.Subscribe()
-	return &Table{reg: reg, namer: toolcontract.NewNamer(), dirty: dirty}
+	return &Table{reg: reg, namer: toolcontract.NewNamer()}
 }
 
 // Registry is the registry the table follows.
 func (t *Table) Registry() *registry.Registry { return t.reg }
 
-// Snapshot returns the open apps' tools as they are now. It rebuilds only when the registry changed since
-// the last call; otherwise it returns the same Snapshot.
+// Snapshot returns the open apps' tools as the registry shows them now. It rebuilds only when they
+// changed since the last call (another app, title, slug or tool); otherwise it returns the same Snapshot.
+// It reads the registry itself rather than waiting for a change notice, so a caller that just launched an
+// app sees it, whichever goroutine hears of the change first.
 func (t *Table) Snapshot() *Snapshot {
+	apps := t.reg.Apps()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// The notice is taken before the registry is read: a change after this read leaves a new notice.
-	select {
-	case <-t.dirty:
-		t.snap = nil
-	default:
-	}
-	if t.snap == nil {
-		t.snap = t.build()
+	if t.snap == nil || !sameApps(t.snap.Apps, apps) {
+		t.snap = t.build(apps)
 	}
 	return t.snap
 }
 
-func (t *Table) build() *Snapshot {
-	apps := t.reg.Apps()
+// sameApps reports whether two reads of the registry show the same apps with the same tools (the registry
+// makes new Tools on every registration, so comparing them by identity is enough).
+func sameApps(a, b []registry.App) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.AppID != y.AppID || x.Title != y.Title || x.Slug != y.Slug || len(x.Tools) != len(y.Tools) {
+			return false
+		}
+		for j := range x.Tools {
+			if x.Tools[j] != y.Tools[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (t *Table) build(apps []registry.App) *Snapshot {
 	in := make([]toolcontract.AppTools, len(apps))
 	tools := map[toolcontract.Exposed]*toolcontract.Tool{}
 	for i, a := range apps {
