@@ -133,7 +133,7 @@ func TestDiscoveryRoots(t *testing.T) {
 	}
 }
 
-// TestClassificationAndProof covers the kind/proof rules of seed section 4.
+// TestClassificationAndProof covers the kind and proof rules (the package comment, "Kind, proof and identity").
 func TestClassificationAndProof(t *testing.T) {
 	type want struct {
 		id, kind, src, title, path string
