@@ -1,58 +1,16 @@
 package store
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"html"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
-
-type rootKind int
-
-const (
-	rootShelf rootKind = iota
-	rootSandbox
-	rootWorkspace
-)
-
-// rootSpec is one root folder and its depth rules.
-type rootSpec struct {
-	kind  rootKind
-	path  string // absolute, cleaned
-	order int    // position in s.roots (sandbox roots ordering)
-}
-
-// maxDirLevel is the deepest folder level walked (root = 0).
-func (rs *rootSpec) maxDirLevel() int {
-	switch rs.kind {
-	case rootWorkspace:
-		return 1
-	case rootSandbox:
-		return 3 // root / home / x / y
-	default:
-		return 0
-	}
-}
-
-// listsFiles reports whether .html files at this folder level are entries.
-func (rs *rootSpec) listsFiles(level int) bool {
-	if rs.kind == rootSandbox {
-		return level >= 1
-	}
-	return level <= rs.maxDirLevel()
-}
 
 // fileRec is one .html file (or, on the shelf, one .meta.json) in a folder.
 type fileRec struct {
@@ -76,136 +34,6 @@ type dirState struct {
 	files   map[string]*fileRec // .html files by name
 	metas   map[string]*fileRec // shelf only: .meta.json by base name
 	subdirs map[string]bool     // walked child folder names
-}
-
-// metaRec is a parsed <slug>.meta.json.
-type metaRec struct {
-	AppID         string
-	Title         string
-	WorkspacePath string
-	WorkspaceRoot string
-	SourcePath    string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
-
-// metaFile is the on-disk form of a shelf record.
-type metaFile struct {
-	AppID         string          `json:"appId"`
-	Title         string          `json:"title"`
-	WorkspacePath string          `json:"workspacePath,omitempty"`
-	WorkspaceRoot string          `json:"workspaceRoot,omitempty"`
-	SourcePath    string          `json:"sourcePath,omitempty"`
-	CreatedAt     json.RawMessage `json:"createdAt,omitempty"`
-	UpdatedAt     json.RawMessage `json:"updatedAt,omitempty"`
-}
-
-func parseMeta(b []byte) (*metaRec, error) {
-	var mf metaFile
-	if err := json.Unmarshal(b, &mf); err != nil {
-		return nil, err
-	}
-	return &metaRec{
-		AppID:         mf.AppID,
-		Title:         mf.Title,
-		WorkspacePath: mf.WorkspacePath,
-		WorkspaceRoot: mf.WorkspaceRoot,
-		SourcePath:    mf.SourcePath,
-		CreatedAt:     parseJSONTime(mf.CreatedAt),
-		UpdatedAt:     parseJSONTime(mf.UpdatedAt),
-	}, nil
-}
-
-// parseJSONTime accepts an RFC 3339 string or a number of milliseconds since
-// the epoch (what a JavaScript Date.now() record holds).
-func parseJSONTime(raw json.RawMessage) time.Time {
-	if len(raw) == 0 {
-		return time.Time{}
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			return t.UTC()
-		}
-		return time.Time{}
-	}
-	if ms, err := strconv.ParseFloat(string(raw), 64); err == nil && ms > 0 {
-		return time.UnixMilli(int64(ms)).UTC()
-	}
-	return time.Time{}
-}
-
-func hasHTMLExt(name string) bool {
-	return len(name) > 5 && strings.EqualFold(name[len(name)-5:], ".html")
-}
-
-func trimHTMLExt(name string) string {
-	if hasHTMLExt(name) {
-		return name[:len(name)-5]
-	}
-	return name
-}
-
-const metaSuffix = ".meta.json"
-
-func relJoin(dir, name string) string {
-	if dir == "." || dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
-// configureRoots rebuilds s.roots from the configuration. Caller holds opMu.
-func (s *Store) configureRoots() {
-	var roots []*rootSpec
-	seen := map[string]bool{}
-	add := func(kind rootKind, p string) {
-		if p == "" || seen[p] {
-			return
-		}
-		seen[p] = true
-		roots = append(roots, &rootSpec{kind: kind, path: p, order: len(roots)})
-	}
-	if s.data != "" {
-		add(rootShelf, filepath.Join(s.data, "mini-apps"))
-		add(rootSandbox, filepath.Join(s.data, "sandboxes"))
-	}
-	for _, p := range s.extra {
-		add(rootSandbox, p)
-	}
-	add(rootWorkspace, s.workspace)
-	s.roots = roots
-	s.rootSet = map[string]*rootSpec{}
-	for _, r := range roots {
-		s.rootSet[r.path] = r
-	}
-	s.wsReal = s.workspace
-	if s.workspace != "" {
-		if real, err := filepath.EvalSymlinks(s.workspace); err == nil {
-			s.wsReal = real
-		}
-	}
-	s.mu.Lock()
-	s.wsPublic = s.workspace
-	s.mu.Unlock()
-}
-
-func (s *Store) shelfRoot() *rootSpec {
-	for _, r := range s.roots {
-		if r.kind == rootShelf {
-			return r
-		}
-	}
-	return nil
-}
-
-func (s *Store) workspaceRoot() *rootSpec {
-	for _, r := range s.roots {
-		if r.kind == rootWorkspace {
-			return r
-		}
-	}
-	return nil
 }
 
 // scanner walks folders and fills dirState values. File reads (titles,
@@ -493,83 +321,6 @@ func readHeadRoot(root *os.Root, rel string, buf []byte) (openStat, int, error) 
 	return st, n, err
 }
 
-// extractTitle returns the text of the first <title> element (entities
-// decoded, whitespace collapsed, at most maxTitleBytes), or "".
-func extractTitle(b []byte) string {
-	i := indexFold(b, []byte("<title"))
-	for i >= 0 {
-		rest := b[i+6:]
-		if len(rest) > 0 && (rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r' || rest[0] == '/') {
-			break
-		}
-		j := indexFold(rest, []byte("<title"))
-		if j < 0 {
-			return ""
-		}
-		i = i + 6 + j
-	}
-	if i < 0 {
-		return ""
-	}
-	rest := b[i+6:]
-	gt := bytes.IndexByte(rest, '>')
-	if gt < 0 {
-		return ""
-	}
-	rest = rest[gt+1:]
-	end := indexFold(rest, []byte("</title"))
-	if end < 0 {
-		return ""
-	}
-	return cleanTitle(string(rest[:end]))
-}
-
-func cleanTitle(t string) string {
-	t = strings.Join(strings.Fields(html.UnescapeString(t)), " ")
-	if !utf8.ValidString(t) {
-		t = strings.ToValidUTF8(t, "\uFFFD")
-	}
-	if len(t) > maxTitleBytes {
-		cut := maxTitleBytes
-		for cut > 0 && !utf8.RuneStart(t[cut]) {
-			cut--
-		}
-		t = strings.TrimSpace(t[:cut])
-	}
-	return t
-}
-
-// indexFold is an ASCII case-insensitive bytes.Index for a lower-case
-// pattern that starts with '<'.
-func indexFold(b, pat []byte) int {
-	off := 0
-	for {
-		i := bytes.IndexByte(b[off:], '<')
-		if i < 0 {
-			return -1
-		}
-		i += off
-		if len(b)-i < len(pat) {
-			return -1
-		}
-		ok := true
-		for k := 1; k < len(pat); k++ {
-			c := b[i+k]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != pat[k] {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return i
-		}
-		off = i + 1
-	}
-}
-
 // fullScanLocked rescans every root and rebuilds the snapshot. Caller holds
 // opMu.
 func (s *Store) fullScanLocked() {
@@ -699,61 +450,4 @@ func (s *Store) dropBadFiles() {
 			}
 		}
 	}
-}
-
-// isUnder reports whether p is root or inside it.
-func isUnder(p, root string) bool {
-	if p == root {
-		return true
-	}
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// errPathEscapes recognises os.Root's refusal to leave its root.
-func isEscape(err error) bool {
-	var pe *fs.PathError
-	for err != nil {
-		if errors.As(err, &pe) {
-			if pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
-				return true
-			}
-			err = pe.Err
-			continue
-		}
-		return false
-	}
-	return false
-}
-
-func containsNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
-
-// cleanRel validates a slash-or-OS relative path: no NUL, not absolute, no
-// ".." element, no empty result. It returns the slash-cleaned form.
-func cleanRel(p string) (string, error) {
-	if p == "" || containsNUL(p) {
-		return "", errInvalid("empty name or NUL byte")
-	}
-	sp := strings.ReplaceAll(p, "\\", "/")
-	if strings.HasPrefix(sp, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
-		return "", errOutside(p)
-	}
-	for _, el := range strings.Split(sp, "/") {
-		if el == ".." {
-			return "", errOutside(p)
-		}
-	}
-	c := path.Clean(sp)
-	if c == "." || c == "" {
-		return "", errInvalid("empty name")
-	}
-	return c, nil
-}
-
-func statEntry(de fs.DirEntry) (int64, time.Time, error) {
-	fi, err := de.Info()
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	return fi.Size(), fi.ModTime(), nil
 }

@@ -1,0 +1,93 @@
+package store
+
+import (
+	"path/filepath"
+)
+
+type rootKind int
+
+const (
+	rootShelf rootKind = iota
+	rootSandbox
+	rootWorkspace
+)
+
+// rootSpec is one root folder and its depth rules.
+type rootSpec struct {
+	kind  rootKind
+	path  string // absolute, cleaned
+	order int    // position in s.roots (sandbox roots ordering)
+}
+
+// maxDirLevel is the deepest folder level walked (root = 0).
+func (rs *rootSpec) maxDirLevel() int {
+	switch rs.kind {
+	case rootWorkspace:
+		return 1
+	case rootSandbox:
+		return 3 // root / home / x / y
+	default:
+		return 0
+	}
+}
+
+// listsFiles reports whether .html files at this folder level are entries.
+func (rs *rootSpec) listsFiles(level int) bool {
+	if rs.kind == rootSandbox {
+		return level >= 1
+	}
+	return level <= rs.maxDirLevel()
+}
+
+// configureRoots rebuilds s.roots from the configuration. Caller holds opMu.
+func (s *Store) configureRoots() {
+	var roots []*rootSpec
+	seen := map[string]bool{}
+	add := func(kind rootKind, p string) {
+		if p == "" || seen[p] {
+			return
+		}
+		seen[p] = true
+		roots = append(roots, &rootSpec{kind: kind, path: p, order: len(roots)})
+	}
+	if s.data != "" {
+		add(rootShelf, filepath.Join(s.data, "mini-apps"))
+		add(rootSandbox, filepath.Join(s.data, "sandboxes"))
+	}
+	for _, p := range s.extra {
+		add(rootSandbox, p)
+	}
+	add(rootWorkspace, s.workspace)
+	s.roots = roots
+	s.rootSet = map[string]*rootSpec{}
+	for _, r := range roots {
+		s.rootSet[r.path] = r
+	}
+	s.wsReal = s.workspace
+	if s.workspace != "" {
+		if real, err := filepath.EvalSymlinks(s.workspace); err == nil {
+			s.wsReal = real
+		}
+	}
+	s.mu.Lock()
+	s.wsPublic = s.workspace
+	s.mu.Unlock()
+}
+
+func (s *Store) shelfRoot() *rootSpec {
+	for _, r := range s.roots {
+		if r.kind == rootShelf {
+			return r
+		}
+	}
+	return nil
+}
+
+func (s *Store) workspaceRoot() *rootSpec {
+	for _, r := range s.roots {
+		if r.kind == rootWorkspace {
+			return r
+		}
+	}
+	return nil
+}
