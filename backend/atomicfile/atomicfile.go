@@ -4,7 +4,8 @@
 // Every step goes through an os.Root opened on the target's folder (WriteIn), so a folder or temporary
 // file swapped for a symbolic link between the steps cannot send the write elsewhere. The store writes
 // its shelf this way inside the root it already holds; Write opens the root for a plain path (settings,
-// the MCP discovery file).
+// the MCP discovery file). A whole folder (a folder app's shelf copy) is filled under a TempName beside its
+// target and put in place with ReplaceDir.
 package atomicfile
 
 import (
@@ -30,6 +31,15 @@ func IsTemp(name string) bool {
 	return i > 0 && len(name)-i-len(tempMarker) == 12
 }
 
+// TempName is a fresh hidden name beside name for its temporary file or folder (IsTemp recognises it).
+func TempName(name string) (string, error) {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", err
+	}
+	return "." + name + tempMarker + hex.EncodeToString(rnd[:]), nil
+}
+
 // Write replaces path with data, creating it with perm (less the umask) if it does not exist.
 func Write(path string, data []byte, perm os.FileMode) error {
 	r, err := os.OpenRoot(filepath.Dir(path))
@@ -47,11 +57,10 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // less the umask), fsync, rename over name, fsync of the folder. On an error the temporary file is
 // removed and name is untouched.
 func WriteIn(r *os.Root, name string, data []byte, perm os.FileMode) error {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	tmp, err := TempName(name)
+	if err != nil {
 		return err
 	}
-	tmp := "." + name + tempMarker + hex.EncodeToString(rnd[:])
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
@@ -86,4 +95,31 @@ func SyncRoot(r *os.Root) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// ReplaceDir puts the folder tmp (a TempName, filled and synced by the caller) in place of name, both
+// directly inside r. When name does not exist it is a rename. When it does, the two are exchanged in one
+// step where the platform can (Linux renameat2 RENAME_EXCHANGE), so a reader or a crash sees the old folder
+// or the new one, never neither; the old one, now at tmp, is then removed. Elsewhere the old folder is
+// first moved aside under a temporary name. The folder is synced after each step.
+func ReplaceDir(r *os.Root, tmp, name string) error {
+	if strings.ContainsAny(tmp+name, `/\`) {
+		return fmt.Errorf("atomicfile: %q and %q must be names inside the root", tmp, name)
+	}
+	if _, err := r.Lstat(name); err != nil {
+		if !os.IsNotExist(err) {
+			return err
+		}
+		if err := r.Rename(tmp, name); err != nil {
+			return err
+		}
+		return SyncRoot(r)
+	}
+	if err := exchange(r, tmp, name); err != nil {
+		return err
+	}
+	if err := SyncRoot(r); err != nil {
+		return err
+	}
+	return r.RemoveAll(tmp)
 }

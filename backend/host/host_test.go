@@ -25,7 +25,7 @@ func TestSandboxFollowsTheSharedSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := http.Get(h.Sandbox.Origin() + "/app/" + info.LaunchID)
+		res, err := http.Get(h.Sandbox.AppBase(info.LaunchID) + "page.html")
 		if err != nil {
 			t.Fatal(err)
 		}

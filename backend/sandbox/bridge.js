@@ -95,7 +95,7 @@
   function createInner() {
     inner = document.createElement("iframe");
     inner.id = "inner-app";
-    inner.setAttribute("sandbox", "allow-scripts"); // never allow-same-origin
+    inner.setAttribute("sandbox", "allow-scripts allow-forms"); // never allow-same-origin; forms: form-action keeps them in the app's folder
     inner.setAttribute("referrerpolicy", "no-referrer");
     inner.title = document.title || "mini-app";
     helloSinceLoad = false;
@@ -125,7 +125,8 @@
     var ch = new MessageChannel();
     innerPort = ch.port1;
     innerPort.onmessage = onInner;
-    inner.contentWindow.postMessage({ type: "voicebox_port" }, "*", [ch.port2]); // an opaque origin: "*" and only a port
+    // An opaque origin: "*", and only a port and the app's own URL prefix (cfg.appBase, AppBase in Go).
+    inner.contentWindow.postMessage({ type: "voicebox_port", appBase: cfg.appBase }, "*", [ch.port2]);
     implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, 10000);
   }
 

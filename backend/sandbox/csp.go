@@ -7,17 +7,20 @@ import (
 )
 
 // AppCSP is the Content-Security-Policy of a mini-app's document, sent as an HTTP header (a tamper-proof
-// policy: the app cannot remove a header the way it could a <meta>). Network egress is denied by default
-// (connect-src 'none'); scripts, styles, images and fonts may come inline, from data: and blob: URLs and from
-// the CDN allowlist over https only; nothing may be framed, posted or used as a base URL. The document is
-// sandboxed by the header too (sandbox allow-scripts), so even opened on its own it has an opaque origin.
+// policy: the app cannot remove a header the way it could a <meta>). Network egress is denied except to the
+// app's own folder: scripts, styles, images, fonts and media may come from its folder (appPath on the
+// bridge origin, a CSP path source), inline, from data: and blob: URLs and from the CDN allowlist over https
+// only; fetch() and forms may reach its folder only (connect-src and form-action are that path source);
+// nothing may be framed or used as a base URL. The document is sandboxed by the header too (sandbox
+// allow-scripts allow-forms), so even opened on its own it has an opaque origin.
 //
 // frame-ancestors lists the bridge origin and the room origin: CSP checks every ancestor up to the top, so
 // naming the bridge alone would refuse the app inside the room. No other page can frame it.
-func AppCSP(bridgeOrigin, roomOrigin string, cdnHosts []string) string {
+func AppCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string {
+	own := folderSource(bridgeOrigin, appPath)
 	cdn := cdnSources(cdnHosts)
 	fetchable := func(extra ...string) string {
-		return strings.Join(append(extra, append([]string{"data:", "blob:"}, cdn...)...), " ")
+		return strings.Join(append(append(extra, own...), append([]string{"data:", "blob:"}, cdn...)...), " ")
 	}
 	directives := []string{
 		"default-src 'none'",
@@ -25,29 +28,58 @@ func AppCSP(bridgeOrigin, roomOrigin string, cdnHosts []string) string {
 		"style-src " + fetchable("'unsafe-inline'"),
 		"img-src " + fetchable(),
 		"font-src " + fetchable(),
-		"media-src data: blob:",
-		"connect-src 'none'",
+		"media-src " + strings.Join(append(own, "data:", "blob:"), " "),
+		"connect-src " + sourcesOrNone(own),
 		"worker-src 'none'",
 		"manifest-src 'none'",
 		"object-src 'none'",
 		"base-uri 'none'",
-		"form-action 'none'",
+		"form-action " + sourcesOrNone(own),
 		"frame-src 'none'",
 		"child-src 'none'",
 		"frame-ancestors " + ancestors(bridgeOrigin, roomOrigin),
-		"sandbox allow-scripts",
+		"sandbox allow-scripts allow-forms",
 	}
 	return strings.Join(directives, "; ")
 }
 
-// BridgeCSP is the bridge document's policy: its own two scripts, its one inline style (by hash), frames
-// from its own origin (the inner app), nothing else; only the room may frame it.
-func BridgeCSP(roomOrigin string) string {
+// folderSource is the app's folder as a CSP source: the bridge origin and appPath (AppPath: "/app/<token>/",
+// the trailing slash makes it match every path below it), or nothing when either is malformed.
+func folderSource(bridgeOrigin, appPath string) []string {
+	token, ok := strings.CutPrefix(appPath, pathApp)
+	if !ok || !validOrigin(bridgeOrigin) {
+		return nil
+	}
+	token, ok = strings.CutSuffix(token, "/")
+	if !ok || token == "" || len(token) > 128 {
+		return nil
+	}
+	for _, c := range token {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return nil
+		}
+	}
+	return []string{bridgeOrigin + appPath}
+}
+
+func sourcesOrNone(sources []string) string {
+	if len(sources) == 0 {
+		return "'none'"
+	}
+	return strings.Join(sources, " ")
+}
+
+// BridgeCSP is the bridge document's policy: its own two scripts, its one inline style (by hash), the app
+// frame and its navigations kept to the app's folder (frame-src on appPath, AppPath: a same-folder link or
+// form navigates, anything else on this origin or elsewhere is refused), nothing else; only the room may
+// frame it.
+func BridgeCSP(roomOrigin, bridgeOrigin, appPath string) string {
+	frames := sourcesOrNone(folderSource(bridgeOrigin, appPath))
 	return strings.Join([]string{
 		"default-src 'none'",
 		"script-src 'self'",
 		"style-src " + styleHash(bridgeStyle),
-		"frame-src 'self'",
+		"frame-src " + frames,
 		"connect-src 'none'",
 		"img-src 'none'",
 		"object-src 'none'",

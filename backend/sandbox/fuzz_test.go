@@ -27,23 +27,35 @@ func FuzzInjectSDK(f *testing.F) {
 	})
 }
 
-// FuzzAppCSP: whatever the settings say, the policy keeps its directives: no host can end one or add one.
+// FuzzAppCSP: whatever the settings, the origin and the folder path say, the policy keeps its directives:
+// no host or path can end one or add one, and fetch() and forms reach the app's folder on the bridge origin
+// (one path source) or nothing.
 func FuzzAppCSP(f *testing.F) {
-	f.Add("cdn.jsdelivr.net", "http://localhost:1")
-	f.Add("a.com; script-src *", "wails://wails")
-	f.Fuzz(func(t *testing.T, host, origin string) {
-		csp := AppCSP(origin, "http://127.0.0.1:2", []string{host})
+	f.Add("cdn.jsdelivr.net", "http://localhost:1", "/app/0123abcd/")
+	f.Add("a.com; script-src *", "wails://wails", "/app/x; connect-src *")
+	f.Add("h.com", "http://127.0.0.1:2", "/app/a/../b/")
+	f.Fuzz(func(t *testing.T, host, origin, appPath string) {
+		csp := AppCSP(origin, "http://127.0.0.1:2", appPath, []string{host})
 		parts := strings.Split(csp, "; ")
-		if len(parts) != 16 || !strings.HasPrefix(parts[0], "default-src 'none'") || parts[15] != "sandbox allow-scripts" {
-			t.Fatalf("AppCSP(%q, %q) = %q", origin, host, csp)
+		if len(parts) != 16 || !strings.HasPrefix(parts[0], "default-src 'none'") || parts[15] != "sandbox allow-scripts allow-forms" {
+			t.Fatalf("AppCSP(%q, %q, %q) = %q", origin, appPath, host, csp)
 		}
 		for _, p := range parts {
 			if strings.ContainsAny(p, ";,\r\n\x00") {
 				t.Fatalf("directive %q", p)
 			}
 		}
-		if !strings.Contains(csp, "connect-src 'none'") || strings.Count(csp, "connect-src") != 1 {
-			t.Fatalf("egress opened: %q", csp)
+		want := "'none'"
+		if own := folderSource(origin, appPath); own != nil {
+			want = own[0]
+			if !strings.HasPrefix(want, origin+"/app/") || !strings.HasSuffix(want, "/") || strings.Count(want[len(origin):], "/") != 3 || strings.ContainsAny(want, " ;,'*") {
+				t.Fatalf("folder source %q from %q %q", want, origin, appPath)
+			}
+		}
+		for _, d := range []string{"connect-src", "form-action"} {
+			if strings.Count(csp, d) != 1 || !strings.Contains(csp, d+" "+want+";") {
+				t.Fatalf("%s opened: %q", d, csp)
+			}
 		}
 	})
 }

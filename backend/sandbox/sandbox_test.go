@@ -83,7 +83,7 @@ func TestRoutesAndHeaders(t *testing.T) {
 		t.Errorf("bridge scripts missing: %s", b.body)
 	}
 
-	a := get(t, ts, "GET", "/app/"+l.Token, map[string]string{"Sec-Fetch-Dest": "iframe"})
+	a := get(t, ts, "GET", AppPath(l.Token)+"index.html", map[string]string{"Sec-Fetch-Dest": "iframe"})
 	commonHeaders(t, "app", a)
 	if a.status != 200 || !strings.HasPrefix(a.body, "<!doctype html><script>") || !strings.HasSuffix(a.body, "</script><p>hi</p>") {
 		t.Fatalf("app: %d %.80q", a.status, a.body)
@@ -93,7 +93,7 @@ func TestRoutesAndHeaders(t *testing.T) {
 			t.Errorf("%s Permissions-Policy: %q", who, pp)
 		}
 	}
-	if got := a.header.Get("Content-Security-Policy"); got != AppCSP("http://"+bridge, room, []string{"cdn.jsdelivr.net", "unpkg.com"}) {
+	if got := a.header.Get("Content-Security-Policy"); got != AppCSP("http://"+bridge, room, AppPath(l.Token), []string{"cdn.jsdelivr.net", "unpkg.com"}) {
 		t.Errorf("app CSP: %s", got)
 	}
 
@@ -109,7 +109,8 @@ func TestRoutesAndHeaders(t *testing.T) {
 	}
 
 	// Everything else is 404.
-	for _, p := range []string{"/", "/index.html", "/bridge/", "/bridge/nope", "/app/nope", "/app/" + l.Token + "x",
+	for _, p := range []string{"/", "/index.html", "/bridge/", "/bridge/nope", "/app/nope", "/app/" + l.Token, "/app/" + l.Token + "/",
+		"/app/" + l.Token + "x/index.html", "/app/" + l.Token + "/other.html", "/app/nope/index.html",
 		"/sandbox/", "/sandbox/other.js", "/api/mini-apps", "/bridge/" + l.Token + "/../x", "/favicon.ico"} {
 		if r := get(t, ts, "GET", p, nil); r.status != 404 {
 			t.Errorf("%s: %d, want 404", p, r.status)
@@ -121,16 +122,19 @@ func TestRoutesAndHeaders(t *testing.T) {
 	if r := get(t, ts, "GET", "/bridge/"+l.Token, map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
 		t.Errorf("bridge as a top-level document: %d", r.status)
 	}
-	if r := get(t, ts, "GET", "/app/"+l.Token, map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
+	if r := get(t, ts, "GET", AppPath(l.Token)+"index.html", map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
 		t.Errorf("app as a top-level document: %d", r.status)
 	}
 	if r := get(t, ts, "GET", "/sandbox/bridge.js", map[string]string{"Sec-Fetch-Dest": "iframe"}); r.status != 404 {
 		t.Errorf("script as a frame: %d", r.status)
 	}
-	if r := get(t, ts, "POST", "/app/"+l.Token, nil); r.status != 405 {
+	if r := get(t, ts, "GET", AppPath(l.Token)+"index.html", map[string]string{"Sec-Fetch-Dest": "empty"}); r.status != 404 {
+		t.Errorf("a single page fetched: %d", r.status)
+	}
+	if r := get(t, ts, "POST", AppPath(l.Token)+"index.html", nil); r.status != 405 {
 		t.Errorf("POST: %d", r.status)
 	}
-	if r := get(t, ts, "HEAD", "/app/"+l.Token, nil); r.status != 200 || r.body != "" {
+	if r := get(t, ts, "HEAD", AppPath(l.Token)+"index.html", nil); r.status != 200 || r.body != "" {
 		t.Errorf("HEAD: %d %q", r.status, r.body)
 	}
 }
@@ -139,7 +143,7 @@ func TestHostCheck(t *testing.T) {
 	s, ts := newTestServer(t)
 	l := s.Add(Launch{AppID: "a", HTML: "x"})
 	for _, host := range []string{"127.0.0.1:9999", "localhost:9998", "evil.example:9999", "localhost", ""} {
-		req, _ := http.NewRequest("GET", ts.URL+"/app/"+l.Token, nil)
+		req, _ := http.NewRequest("GET", ts.URL+AppPath(l.Token)+"index.html", nil)
 		req.Host = host
 		res, err := ts.Client().Do(req)
 		if err != nil {
@@ -162,14 +166,14 @@ func TestTokenRevocation(t *testing.T) {
 	}
 	// A token lives while the app is open: the app may reload.
 	for i := 0; i < 2; i++ {
-		if r := get(t, ts, "GET", "/app/"+a.Token, nil); r.status != 200 {
+		if r := get(t, ts, "GET", AppPath(a.Token)+"index.html", nil); r.status != 200 {
 			t.Fatalf("load %d: %d", i, r.status)
 		}
 	}
 	if !s.Revoke(a.Token) || s.Revoke(a.Token) {
 		t.Fatal("Revoke")
 	}
-	for _, p := range []string{"/app/" + a.Token, "/bridge/" + a.Token} {
+	for _, p := range []string{AppPath(a.Token) + "index.html", "/bridge/" + a.Token} {
 		if r := get(t, ts, "GET", p, nil); r.status != 404 {
 			t.Errorf("%s after revoke: %d", p, r.status)
 		}
@@ -224,23 +228,36 @@ func TestListenOrigin(t *testing.T) {
 }
 
 func TestAppCSP(t *testing.T) {
-	got := AppCSP("http://127.0.0.1:5000", "wails://wails", []string{"cdn.jsdelivr.net", " UNPKG.com ", "https://cdnjs.cloudflare.com/", "*.example.org", "evil.com; script-src *", "x", "a b.com", "cdn.jsdelivr.net", "h.com:8443", "h.com:99999x"})
+	const folder = "/app/0123abcd/"
+	got := AppCSP("http://127.0.0.1:5000", "wails://wails", folder, []string{"cdn.jsdelivr.net", " UNPKG.com ", "https://cdnjs.cloudflare.com/", "*.example.org", "evil.com; script-src *", "x", "a b.com", "cdn.jsdelivr.net", "h.com:8443", "h.com:99999x"})
+	const own = "http://127.0.0.1:5000/app/0123abcd/"
+	const cdn = "https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443"
 	want := "default-src 'none'; " +
-		"script-src 'unsafe-inline' 'unsafe-eval' data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
-		"style-src 'unsafe-inline' data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
-		"img-src data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
-		"font-src data: blob: https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443; " +
-		"media-src data: blob:; connect-src 'none'; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
-		"form-action 'none'; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; sandbox allow-scripts"
+		"script-src 'unsafe-inline' 'unsafe-eval' " + own + " data: blob: " + cdn + "; " +
+		"style-src 'unsafe-inline' " + own + " data: blob: " + cdn + "; " +
+		"img-src " + own + " data: blob: " + cdn + "; " +
+		"font-src " + own + " data: blob: " + cdn + "; " +
+		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
+		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; sandbox allow-scripts allow-forms"
 	if got != want {
 		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
 	}
-	// No CDN hosts: inline, data: and blob: only.
-	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' data: blob:; ") {
+	// No CDN hosts: the folder, inline, data: and blob: only.
+	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", folder, nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' http://localhost:1/app/0123abcd/ data: blob:; ") {
 		t.Errorf("no CDN: %s", got)
 	}
-	// A bad origin never reaches the header.
-	if got := AppCSP("http://x; script-src *", "", nil); !strings.Contains(got, "frame-ancestors 'none'") {
+	// A bad origin or folder path never reaches the header: connect-src and form-action close.
+	for _, c := range []struct{ origin, path string }{
+		{"http://x; script-src *", folder}, {"http://localhost:1", "/app/x; connect-src */"}, {"http://localhost:1", "/app/"},
+		{"http://localhost:1", "/app//"}, {"http://localhost:1", "/bridge/abc/"}, {"http://localhost:1", "/app/abc"},
+		{"http://localhost:1", "/app/a/b/"}, {"http://localhost:1", "/app/a b/"}, {"http://localhost:1", ""},
+	} {
+		got := AppCSP(c.origin, "", c.path, nil)
+		if !strings.Contains(got, "connect-src 'none'") || !strings.Contains(got, "form-action 'none'") || !strings.Contains(got, "media-src data: blob:;") {
+			t.Errorf("AppCSP(%q, %q) opened something: %s", c.origin, c.path, got)
+		}
+	}
+	if got := AppCSP("http://x; script-src *", "", folder, nil); !strings.Contains(got, "frame-ancestors 'none'") {
 		t.Errorf("bad origins: %s", got)
 	}
 	for _, directive := range strings.Split(got, "; ") {
@@ -251,11 +268,14 @@ func TestAppCSP(t *testing.T) {
 }
 
 func TestBridgeCSP(t *testing.T) {
-	got := BridgeCSP("wails://wails")
-	for _, part := range []string{"default-src 'none'", "script-src 'self'", "frame-src 'self'", "connect-src 'none'", "frame-ancestors wails://wails", "style-src 'sha256-"} {
+	got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/0123abcd/")
+	for _, part := range []string{"default-src 'none'", "script-src 'self'", "frame-src http://127.0.0.1:5000/app/0123abcd/;", "connect-src 'none'", "frame-ancestors wails://wails", "style-src 'sha256-"} {
 		if !strings.Contains(got, part) {
 			t.Errorf("BridgeCSP lacks %q: %s", part, got)
 		}
+	}
+	if got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/x y/"); !strings.Contains(got, "frame-src 'none'") {
+		t.Errorf("a malformed folder opened frame-src: %s", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package sandbox is the mini-apps' asset server: a loopback HTTP server on an origin distinct from the
 // room's that serves the bridge document, its scripts (the bridge, the JavaScript twin of the tool contract,
-// the SDK) and each launched app's HTML, and nothing else. See docs/sandbox.md.
+// the SDK) and each launched app's files (its page, or a folder app's folder), and nothing else. See
+// docs/sandbox.md.
 //
 // The room's origin is injected into the bridge server-side; every document carries a CSP header with
 // frame-ancestors, so no page but the room can frame the bridge and no page but the bridge (inside the room)
@@ -21,8 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/voicebox/voicebox/backend/store"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
@@ -42,12 +43,16 @@ const PermissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), ser
 
 // Launch is one opened app as the asset server knows it.
 type Launch struct {
-	Token   string `json:"launchId"`
-	Room    string `json:"-"`
-	AppID   string `json:"appId"`
-	Title   string `json:"title"`
-	Slug    string `json:"slug"`
-	HTML    string `json:"-"`
+	Token string `json:"launchId"`
+	Room  string `json:"-"`
+	AppID string `json:"appId"`
+	Title string `json:"title"`
+	Slug  string `json:"slug"`
+	HTML  string `json:"-"`
+	// Entry is the page's file name, served at AppPath(Token)+Entry. For a single page (Folder nil) it is
+	// the only file served and HTML its content; a folder app serves its Folder, read at request time.
+	Entry   string        `json:"-"`
+	Folder  *store.Folder `json:"-"`
 	created time.Time
 }
 
@@ -156,6 +161,7 @@ func (s *Server) Add(l Launch) Launch {
 			}
 		}
 		delete(s.launches, oldest.Token)
+		oldest.release()
 	}
 	s.mu.Unlock()
 	return l
@@ -165,8 +171,11 @@ func (s *Server) Add(l Launch) Launch {
 func (s *Server) Revoke(token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.launches[token]
+	l, ok := s.launches[token]
 	delete(s.launches, token)
+	if ok {
+		l.release()
+	}
 	return ok
 }
 
@@ -178,6 +187,7 @@ func (s *Server) RevokeRoom(room string) int {
 	for t, l := range s.launches {
 		if l.Room == room {
 			delete(s.launches, t)
+			l.release()
 			n++
 		}
 	}
@@ -232,7 +242,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, pathBridge):
 		s.bridge(w, r, strings.TrimPrefix(p, pathBridge))
 	case strings.HasPrefix(p, pathApp):
-		s.app(w, r, strings.TrimPrefix(p, pathApp))
+		s.serveApp(w, r)
 	default:
 		plain(w, http.StatusNotFound, "not found")
 	}
@@ -276,9 +286,10 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
 	cfg, _ := json.Marshal(struct {
 		RoomOrigin string `json:"roomOrigin"`
 		AppSrc     string `json:"appSrc"`
+		AppBase    string `json:"appBase"`
 		LaunchID   string `json:"launchId"`
 		AppID      string `json:"appId"`
-	}{s.roomOrigin, pathApp + l.Token, l.Token, l.AppID}) // json.Marshal escapes <, > and &: safe in <script>
+	}{s.roomOrigin, appSrc(l), s.AppBase(l.Token), l.Token, l.AppID}) // json.Marshal escapes <, > and &: safe in <script>
 	doc := "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(l.Title) + "</title>" +
 		"<style>" + bridgeStyle + "</style>" +
 		"<script type=\"application/json\" id=\"voicebox-bridge-config\">" + string(cfg) + "</script>" +
@@ -288,36 +299,11 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
 		"</body></html>"
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin))
+	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin, s.origin, AppPath(l.Token)))
 	h.Set("Permissions-Policy", PermissionsPolicy) // the bridge needs no device; nor may it delegate one to the app
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write([]byte(doc))
-	}
-}
-
-func (s *Server) app(w http.ResponseWriter, r *http.Request, token string) {
-	l, ok := s.Lookup(token)
-	if !ok || !framed(r) {
-		plain(w, http.StatusNotFound, "not found")
-		return
-	}
-	var cdn []string
-	if s.cdnHosts != nil {
-		cdn = s.cdnHosts()
-	}
-	body := InjectSDK(l.HTML, s.sdkTag)
-	h := w.Header()
-	if utf8.ValidString(l.HTML) {
-		h.Set("Content-Type", "text/html; charset=utf-8")
-	} else {
-		h.Set("Content-Type", "text/html")
-	}
-	h.Set("Content-Security-Policy", AppCSP(s.origin, s.roomOrigin, cdn))
-	h.Set("Permissions-Policy", PermissionsPolicy)
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(body))
 	}
 }
 

@@ -43,6 +43,8 @@ var sentinels = []struct {
 	{store.ErrNoShelf, http.StatusConflict},
 	{documents.ErrNotHTML, http.StatusBadRequest},
 	{store.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{store.ErrFolderTooLarge, http.StatusRequestEntityTooLarge},
+	{store.ErrUnsupportedFile, http.StatusBadRequest},
 	{documents.ErrTooLarge, http.StatusRequestEntityTooLarge},
 	{errBadRequest, http.StatusBadRequest},
 }

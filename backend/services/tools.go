@@ -3,6 +3,8 @@ package services
 import (
 	"context"
 	"encoding/json"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/voicebox/voicebox/backend/documents"
@@ -156,11 +158,12 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 	var source string
 	switch {
 	case !blank(req.Ref) && blank(req.Document) && req.HTML == "":
-		e, err := s.store.Get(req.Ref)
+		e, folder, err := s.store.GetApp(req.Ref)
 		if err != nil {
 			return LaunchInfo{}, err
 		}
 		l.AppID, l.Title, l.Slug, l.HTML, source = e.AppID, e.Title, e.Slug, e.HTML, "store"
+		l.Entry, l.Folder = e.FileName, folder
 	case !blank(req.Document) && blank(req.Ref) && req.HTML == "":
 		if s.docs == nil {
 			return LaunchInfo{}, documents.ErrNotFound
@@ -169,9 +172,19 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 		if err != nil {
 			return LaunchInfo{}, err
 		}
+		// An opened index.html owns its folder when the folder looks like an app's (store.DocumentFolder);
+		// a folder it cannot open leaves it a single page, as every other opened file is.
+		folder, err := store.DocumentFolder(d.Path)
+		if err != nil {
+			folder = nil
+		}
 		slug := store.SlugOf(d.Name)
+		if folder != nil {
+			slug = store.SlugOf(filepath.Base(folder.Path()))
+		}
 		l.AppID, l.Slug, l.HTML, source = "doc_"+slug, slug, d.Content, "document"
 		l.Title = store.TitleOf(d.Content, d.Name)
+		l.Entry, l.Folder = d.Name, folder
 	case req.HTML != "" && blank(req.Ref) && blank(req.Document):
 		if len(req.HTML) > store.MaxHTMLBytes {
 			return LaunchInfo{}, &codedError{store.ErrTooLarge, "the page is over 16 MiB"}
@@ -183,6 +196,7 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 		slug := store.SlugOf(name)
 		l.AppID, l.Slug, l.HTML, source = "local_"+slug, slug, req.HTML, "html"
 		l.Title = store.TitleOf(req.HTML, name)
+		l.Entry = path.Base(strings.ReplaceAll(name, "\\", "/"))
 	default:
 		return LaunchInfo{}, badRequest(`give "ref", "document", or "html" (with an optional "name")`)
 	}

@@ -2,10 +2,14 @@ package services
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
@@ -69,5 +73,59 @@ func TestRegistryService(t *testing.T) {
 	var nilBox *SandboxService
 	if _, err := nilBox.Prepare(LaunchRequest{HTML: "x"}); err == nil {
 		t.Error("prepare without a sandbox")
+	}
+}
+
+// Prepare launches a folder app with its folder (a store entry, or an opened index.html whose folder looks
+// like an app's) and every other page as a single page under its own name.
+func TestPrepareFolderApps(t *testing.T) {
+	ws := t.TempDir()
+	for name, body := range map[string]string{"pizza/index.html": "<title>Pizza</title>", "pizza/script.js": "1", "top.html": "<title>Top</title>"} {
+		p := filepath.Join(ws, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	st, err := store.Open(store.Roots{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := documents.NewTable()
+	opened, _ := docs.Open(ws, []string{"pizza/index.html", "top.html"})
+	sb := sandbox.New(sandbox.Options{RoomOrigin: "http://127.0.0.1:1"}, "localhost:2")
+	s := NewSandboxService(sb, st, docs)
+	for _, c := range []struct {
+		req    LaunchRequest
+		folder string
+		entry  string
+		slug   string
+	}{
+		{LaunchRequest{Ref: "pizza"}, filepath.Join(ws, "pizza"), "index.html", "pizza"},
+		{LaunchRequest{Ref: "top.html"}, "", "top.html", "top"},
+		{LaunchRequest{Document: opened[0].ID}, filepath.Join(ws, "pizza"), "index.html", "pizza"},
+		{LaunchRequest{Document: opened[1].ID}, "", "top.html", "top"},
+		{LaunchRequest{HTML: "<p>x", Name: `..\..\evil.html`}, "", "evil.html", "evil"},
+	} {
+		info, err := s.Prepare(c.req)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.req, err)
+		}
+		l, _ := sb.Lookup(info.LaunchID)
+		folder := ""
+		if l.Folder != nil {
+			folder = l.Folder.Path()
+		}
+		if folder != c.folder || l.Entry != c.entry || info.Slug != c.slug {
+			t.Errorf("%+v: folder %q entry %q slug %q, want %q %q %q", c.req, folder, l.Entry, info.Slug, c.folder, c.entry, c.slug)
+		}
+		sb.Revoke(info.LaunchID)
+	}
+}
+
+func TestDescribeFolderRefusals(t *testing.T) {
+	for err, want := range map[error]int{store.ErrFolderTooLarge: 413, store.ErrUnsupportedFile: 400} {
+		status, body := Describe(fmt.Errorf("%w: pizza", err))
+		if status != want || body.Code != err.Error() {
+			t.Errorf("Describe(%v) = %d %+v", err, status, body)
+		}
 	}
 }

@@ -17,7 +17,9 @@ type item struct {
 	rs        *rootSpec
 	rootPath  string
 	rel       string   // slash path of the file relative to rootPath
-	shelfBase string   // apps: base name of the shelf .html (without .html)
+	folderRel string   // a folder app: slash path of its folder relative to rootPath ("" for a page)
+	shelfBase string   // apps: base name of the shelf .html (without .html), or the shelf folder's name
+	shelfDir  bool     // apps: the shelf copy is the folder <shelfBase>/, not <shelfBase>.html
 	record    *metaRec // apps: the shelf record that describes it (nil: none)
 	proven    bool     // a workspace file proven to be the record's app
 	naturalID string
@@ -121,22 +123,33 @@ func (s *Store) recordProves(rec *metaRec, rel string) bool {
 // notifies subscribers if the list changed. Caller holds opMu.
 func (s *Store) rebuildLocked() {
 	var shelfApps, wsFiles, sbFiles []*item
+	var shelfTop *dirState
+	if rs := s.shelfRoot(); rs != nil {
+		shelfTop = s.dirs[rs.path]
+	}
 	for _, ds := range s.dirs {
 		switch ds.rs.kind {
 		case rootShelf:
-			for name, f := range ds.files {
-				if f.bad {
-					continue
-				}
+			for name, f := range listedFiles(ds) {
 				base := trimHTMLExt(name)
+				if folder := ds.folderApp(); folder != "" {
+					// <base>/index.html: a folder app's copy, unless <base>.html beside it has the name.
+					base = folder
+					if shelfTop == nil || shelfTop.files[base+".html"] != nil {
+						continue
+					}
+				}
 				var rec *metaRec
-				if m := ds.metas[base]; m != nil && !m.bad {
-					rec = m.meta
+				if shelfTop != nil {
+					if m := shelfTop.metas[base]; m != nil && !m.bad {
+						rec = m.meta
+					}
 				}
 				it := s.fileItem(ds, f)
 				it.Source = SourceShelf
 				it.Kind = KindApp
 				it.shelfBase = base
+				it.shelfDir = it.folderRel != ""
 				it.record = rec
 				it.Slug = SlugOf(base)
 				it.naturalID = "app_" + it.Slug
@@ -160,10 +173,7 @@ func (s *Store) rebuildLocked() {
 				shelfApps = append(shelfApps, it)
 			}
 		case rootWorkspace:
-			for _, f := range ds.files {
-				if f.bad {
-					continue
-				}
+			for _, f := range listedFiles(ds) {
 				it := s.fileItem(ds, f)
 				it.Source = SourceWorkspace
 				it.Kind = KindPage
@@ -211,6 +221,7 @@ func (s *Store) rebuildLocked() {
 					ws.UpdatedAt = app.record.UpdatedAt
 				}
 				ws.shelfBase = app.shelfBase
+				ws.shelfDir = app.shelfDir
 				ws.record = app.record
 				continue
 			}
@@ -262,6 +273,34 @@ func (s *Store) rebuildLocked() {
 	}
 }
 
+// folderApp is the folder's name when the folder is an app folder (its
+// level owns folders and it holds a FolderEntry), else "".
+func (ds *dirState) folderApp() string {
+	if !ds.rs.ownsFolders(ds.level) {
+		return ""
+	}
+	if f := ds.files[FolderEntry]; f == nil || f.bad {
+		return ""
+	}
+	return path.Base(ds.rel)
+}
+
+// listedFiles are the files of a folder that are entries: all readable
+// .html files, or only the FolderEntry of an app folder (a folder app is
+// listed once).
+func listedFiles(ds *dirState) map[string]*fileRec {
+	if ds.folderApp() != "" {
+		return map[string]*fileRec{FolderEntry: ds.files[FolderEntry]}
+	}
+	out := make(map[string]*fileRec, len(ds.files))
+	for name, f := range ds.files {
+		if !f.bad {
+			out[name] = f
+		}
+	}
+	return out
+}
+
 // fileItem returns a fresh item for a discovered file. The parts that depend
 // only on the file are computed once per fileRec (which is reused while the
 // file is unchanged) and copied.
@@ -274,6 +313,14 @@ func (s *Store) fileItem(ds *dirState, f *fileRec) *item {
 		t.Title = titleOr(f.title, f.name)
 		t.lowTitle = strings.ToLower(t.Title)
 		t.Slug = SlugOf(f.name)
+		if folder := ds.folderApp(); folder != "" && f.name == FolderEntry {
+			// A folder app is named after its folder.
+			t.folderRel = ds.rel
+			t.Folder = ds.path
+			t.Title = titleOr(f.title, folder)
+			t.lowTitle = strings.ToLower(t.Title)
+			t.Slug = SlugOf(folder)
+		}
 		t.UpdatedAt = f.mtime.UTC()
 		t.CreatedAt = f.btime.UTC()
 		if f.btime.IsZero() || f.btime.After(f.mtime) {
@@ -354,7 +401,7 @@ func sameEntries(a, b []Entry) bool {
 		x, y := &a[i], &b[i]
 		if x.AppID != y.AppID || x.Slug != y.Slug || x.Title != y.Title || x.FileName != y.FileName ||
 			x.Source != y.Source || x.Sandbox != y.Sandbox || x.StoragePath != y.StoragePath ||
-			x.WorkspacePath != y.WorkspacePath || x.SizeBytes != y.SizeBytes || x.Kind != y.Kind ||
+			x.WorkspacePath != y.WorkspacePath || x.Folder != y.Folder || x.SizeBytes != y.SizeBytes || x.Kind != y.Kind ||
 			!x.CreatedAt.Equal(y.CreatedAt) || !x.UpdatedAt.Equal(y.UpdatedAt) {
 			return false
 		}

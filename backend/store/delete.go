@@ -13,14 +13,16 @@ import (
 //
 //   - the entry's own storagePath is removed (for a page, its own file; a
 //     symlinked page loses the link, never the target);
-//   - the shelf artifacts <base>.html and <base>.meta.json are removed only
+//   - the shelf artifacts <base>.html (or, for a folder app, the folder
+//     <base>/ and everything in it) and <base>.meta.json are removed only
 //     when the entry is an app and the record there is still that app's
 //     record (matched by the appId inside it);
 //   - a workspace file is removed only when it is the page itself or a
 //     workspace app whose record still proves it.
 //
 // A page sharing a name with a shelf app never touches the shelf, and a
-// shelf app never touches the page. If what is on disk no longer matches the
+// shelf app never touches the page. A workspace folder app (page or proven
+// app) removes its own index.html, never the rest of the person's folder. If what is on disk no longer matches the
 // listed entry, nothing is removed and ErrNotFound is returned.
 func (s *Store) Delete(id string) ([]string, error) {
 	if err := checkRef(id); err != nil {
@@ -95,15 +97,23 @@ func (s *Store) deleteLocked(it *item) ([]string, error) {
 		if it.proven && !s.recordProves(cur, it.rel) {
 			return stale()
 		}
-		// Own storagePath first (the workspace file of a proven app, else the
-		// shelf .html), then the shelf .html, then the record.
-		if err := rm(it.rootPath, it.rel); err != nil {
-			return removed, err
-		}
+		// Own storagePath first (the workspace file of a proven app), then
+		// the shelf copy (<base>.html or the folder <base>/), then the record.
 		if it.proven {
-			if err := rm(shelf.path, it.shelfBase+".html"); err != nil {
+			if err := rm(it.rootPath, it.rel); err != nil {
 				return removed, err
 			}
+		}
+		if it.shelfDir {
+			ok, err := removeFolderIn(shelf.path, it.shelfBase)
+			if err != nil {
+				return removed, err
+			}
+			if ok {
+				removed = append(removed, filepath.Join(shelf.path, it.shelfBase))
+			}
+		} else if err := rm(shelf.path, it.shelfBase+".html"); err != nil {
+			return removed, err
 		}
 		if cur != nil {
 			if err := rm(shelf.path, it.shelfBase+metaSuffix); err != nil {

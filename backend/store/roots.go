@@ -27,16 +27,25 @@ func (rs *rootSpec) maxDirLevel() int {
 	case rootSandbox:
 		return 3 // root / home / x / y
 	default:
-		return 0
+		return 1 // the shelf: <slug>.html, and <slug>/index.html for a folder app's copy
 	}
 }
 
-// listsFiles reports whether .html files at this folder level are entries.
-func (rs *rootSpec) listsFiles(level int) bool {
-	if rs.kind == rootSandbox {
+// listsFile reports whether the .html file name at this folder level may be an entry.
+func (rs *rootSpec) listsFile(level int, name string) bool {
+	switch {
+	case rs.kind == rootSandbox:
 		return level >= 1
+	case rs.kind == rootShelf && level == 1:
+		return name == FolderEntry
 	}
 	return level <= rs.maxDirLevel()
+}
+
+// ownsFolders reports whether a FolderEntry at this folder level makes its folder an app folder: the
+// workspace's and the shelf's direct subfolders (see the package doc, "Folder apps").
+func (rs *rootSpec) ownsFolders(level int) bool {
+	return level == 1 && (rs.kind == rootWorkspace || rs.kind == rootShelf)
 }
 
 // configureRoots rebuilds s.roots from the configuration. Caller holds opMu.

@@ -51,21 +51,23 @@ func (s *Store) openShelfLocked(create bool) (*os.Root, *rootSpec, error) {
 	return r, rs, nil
 }
 
-// cleanStaleTemps removes temp files left by a crashed save (older than ten
-// minutes, so a concurrent writer in another process is never disturbed).
+// cleanStaleTemps removes temp files and folders left by a crashed save or
+// delete (older than ten minutes, so a concurrent writer in another process
+// is never disturbed).
 func cleanStaleTemps(r *os.Root) {
 	d, err := r.Open(".")
 	if err != nil {
 		return
 	}
-	des, _ := d.ReadDir(-1)
+	des, _, _ := readDirCapped(d, maxDirEntries)
 	d.Close()
 	for _, de := range des {
-		if !de.Type().IsRegular() || !atomicfile.IsTemp(de.Name()) {
+		t := de.Type()
+		if !(t.IsRegular() || t.IsDir()) || !atomicfile.IsTemp(de.Name()) {
 			continue
 		}
 		if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
-			r.Remove(de.Name())
+			r.RemoveAll(de.Name())
 		}
 	}
 }
@@ -106,18 +108,6 @@ func encodeMeta(m *metaRec) []byte {
 		m.CreatedAt.UTC().Format(time.RFC3339Nano), m.UpdatedAt.UTC().Format(time.RFC3339Nano)}
 	b, _ := json.MarshalIndent(mf, "", "  ")
 	return append(b, '\n')
-}
-
-// writeApp writes a shelf app: the record first, the .html last (the commit
-// point; see the package doc). html nil keeps the existing .html.
-func writeApp(r *os.Root, base string, m *metaRec, html []byte) error {
-	if err := writeAtomic(r, base+metaSuffix, encodeMeta(m)); err != nil {
-		return err
-	}
-	if html != nil {
-		return writeAtomic(r, base+".html", html)
-	}
-	return nil
 }
 
 // refreshLocked re-reads the given folders (a root that just appeared is
@@ -234,15 +224,16 @@ func saveTargetIn(snap *snapshot, ref string) *item {
 }
 
 func (s *Store) promoteLocked(page *item) (Entry, error) {
-	content, err := readInRoot(page.rootPath, page.rel)
+	src, err := readSource(page)
 	if err != nil {
 		return Entry{}, err
 	}
+	defer src.close()
 	slug := page.Slug
 	if owner := s.shelfOwnerLocked(slug); owner != nil {
 		// Ours only when the record there names this very file.
 		if owner.record != nil && page.Source == SourceSandbox && owner.record.SourcePath == page.StoragePath {
-			return s.updateShelfLocked(owner, content, page.Title)
+			return s.updateShelfLocked(owner, src, page.Title)
 		}
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
@@ -251,6 +242,10 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		return Entry{}, err
 	}
 	defer r.Close()
+	c, err := src.stage(r, slug)
+	if err != nil {
+		return Entry{}, err
+	}
 	now := time.Now().UTC()
 	m := &metaRec{AppID: "app_" + slug, Title: page.Title, CreatedAt: now, UpdatedAt: now}
 	switch page.Source {
@@ -260,7 +255,7 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 	case SourceSandbox:
 		m.SourcePath = page.StoragePath
 	}
-	if err := writeApp(r, slug, m, content); err != nil {
+	if err := writeApp(r, slug, m, c); err != nil {
 		return Entry{}, err
 	}
 	return s.afterShelfWriteLocked(slug)
@@ -276,15 +271,17 @@ func (s *Store) openShelfForNewLocked(slug string) (*os.Root, error) {
 	return r, err
 }
 
-// checkNameFreeLocked refuses a shelf name whose .html exists in any form,
-// even one discovery does not list (a link, a folder): nothing is
-// overwritten.
+// checkNameFreeLocked refuses a shelf name whose .html or folder exists in
+// any form, even one discovery does not list (a link, a file, a folder
+// without index.html): nothing is overwritten.
 func (s *Store) checkNameFreeLocked(slug string) error {
-	p := filepath.Join(s.shelfRoot().path, slug+".html")
-	if fi, err := os.Lstat(p); err == nil {
-		return &NameTakenError{Name: slug, Owner: Entry{FileName: fi.Name(), Slug: slug, Source: SourceShelf, StoragePath: p}}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
+	for _, name := range []string{slug + ".html", slug} {
+		p := filepath.Join(s.shelfRoot().path, name)
+		if fi, err := os.Lstat(p); err == nil {
+			return &NameTakenError{Name: slug, Owner: Entry{FileName: fi.Name(), Slug: slug, Source: SourceShelf, StoragePath: p}}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
 }
@@ -305,18 +302,19 @@ func (s *Store) resaveLocked(app *item) (Entry, error) {
 	if !app.proven {
 		return s.updateShelfLocked(app, nil, "")
 	}
-	content, err := readInRoot(app.rootPath, app.rel)
+	src, err := readSource(app)
 	if err != nil {
 		return Entry{}, err
 	}
-	title := extractTitle(content[:min(len(content), titleScanBytes)])
-	return s.updateShelfLocked(app, content, title)
+	defer src.close()
+	title := extractTitle(src.html[:min(len(src.html), titleScanBytes)])
+	return s.updateShelfLocked(app, src, title)
 }
 
 // updateShelfLocked rewrites the record of a listed app (createdAt kept,
-// updatedAt bumped) and, when content is not nil, its shelf .html. The
-// record on disk must still be the app's.
-func (s *Store) updateShelfLocked(app *item, content []byte, title string) (Entry, error) {
+// updatedAt bumped) and, when src is not nil, its shelf copy. The record on
+// disk must still be the app's.
+func (s *Store) updateShelfLocked(app *item, src *saveSource, title string) (Entry, error) {
 	r, _, err := s.openShelfLocked(true)
 	if err != nil {
 		return Entry{}, err
@@ -349,7 +347,13 @@ func (s *Store) updateShelfLocked(app *item, content []byte, title string) (Entr
 		prev = app.UpdatedAt
 	}
 	m.UpdatedAt = nowAfter(prev)
-	if err := writeApp(r, base, m, content); err != nil {
+	var c shelfCopy
+	if src != nil {
+		if c, err = src.stage(r, base); err != nil {
+			return Entry{}, err
+		}
+	}
+	if err := writeApp(r, base, m, c); err != nil {
 		return Entry{}, err
 	}
 	return s.afterShelfWriteLocked(base)
@@ -401,6 +405,33 @@ func (s *Store) SaveHTML(name, html string) (Entry, error) {
 	if len(html) > MaxHTMLBytes {
 		return Entry{}, fmt.Errorf("%w: %d bytes (max %d)", ErrTooLarge, len(html), MaxHTMLBytes)
 	}
+	return s.saveNew(name, slug, &saveSource{html: []byte(html)})
+}
+
+// SaveFolder saves a folder app that is not in a root (an opened index.html
+// that owns its folder, see DocumentFolder) to the shelf as the folder
+// <slug of name>/ with its record, as SaveHTML saves a page: a name already
+// on the shelf is refused with *NameTakenError, and the folder's bounds
+// (MaxFolderFiles, MaxFolderBytes, links, FIFOs) are checked, all before
+// anything is written. The caller keeps f open and closes it.
+func (s *Store) SaveFolder(name string, f *Folder) (Entry, error) {
+	slug, err := checkShelfName(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	html, err := f.ReadPage(FolderEntry)
+	if err != nil {
+		return Entry{}, err
+	}
+	plan, err := planFolder(f.root)
+	if err != nil {
+		return Entry{}, err
+	}
+	return s.saveNew(name, slug, &saveSource{html: html, folder: f.root, plan: plan})
+}
+
+// saveNew writes a new shelf app named slug from src, once the name is free.
+func (s *Store) saveNew(name, slug string, src *saveSource) (Entry, error) {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	shelf := s.shelfRoot()
@@ -416,13 +447,17 @@ func (s *Store) SaveHTML(name, html string) (Entry, error) {
 		return Entry{}, err
 	}
 	defer r.Close()
-	title := extractTitle([]byte(html[:min(len(html), titleScanBytes)]))
+	c, err := src.stage(r, slug)
+	if err != nil {
+		return Entry{}, err
+	}
+	title := extractTitle(src.html[:min(len(src.html), titleScanBytes)])
 	if title == "" {
 		title = strings.TrimSpace(trimHTMLExt(strings.TrimSpace(name)))
 	}
 	now := time.Now().UTC()
 	m := &metaRec{AppID: "app_" + slug, Title: title, CreatedAt: now, UpdatedAt: now}
-	if err := writeApp(r, slug, m, []byte(html)); err != nil {
+	if err := writeApp(r, slug, m, c); err != nil {
 		return Entry{}, err
 	}
 	return s.afterShelfWriteLocked(slug)

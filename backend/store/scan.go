@@ -19,7 +19,7 @@ type fileRec struct {
 	mtime   time.Time
 	btime   time.Time
 	title   string
-	symlink bool
+	symlink bool     // found by name, read through the root (see fileViaRoot)
 	meta    *metaRec // for .meta.json files
 	bad     bool     // failed to read: not listed
 	tmpl    *item    // cached file-only part of its entry (see fileItem)
@@ -102,7 +102,7 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 	if err != nil {
 		return err
 	}
-	des, err := f.ReadDir(-1)
+	des, capped, err := readDirCapped(f, maxDirEntries)
 	if err != nil {
 		f.Close()
 		return err
@@ -110,7 +110,7 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 	queued := len(sc.jobs)
 	prev := sc.old[abs]
 	ds := &dirState{rs: rs, path: abs, rel: rel, level: level, files: map[string]*fileRec{}, subdirs: map[string]bool{}}
-	if rs.kind == rootShelf {
+	if rs.kind == rootShelf && level == 0 {
 		ds.metas = map[string]*fileRec{}
 	}
 	var subdirs []string
@@ -128,7 +128,7 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 					subdirs = append(subdirs, name)
 				}
 			}
-		case rs.kind == rootShelf && strings.HasSuffix(name, metaSuffix):
+		case ds.metas != nil && strings.HasSuffix(name, metaSuffix):
 			if !t.IsRegular() {
 				continue // records are never read through links
 			}
@@ -143,24 +143,13 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 				sc.jobs = append(sc.jobs, readJob{root: r, dir: f, rel: relJoin(rel, name), rec: rec, meta: true})
 			}
 			ds.metas[base] = rec
-		case hasHTMLExt(name) && rs.listsFiles(level):
+		case hasHTMLExt(name) && rs.listsFile(level, name):
 			var old *fileRec
 			if prev != nil {
 				old = prev.files[name]
 			}
 			if t&fs.ModeSymlink != 0 {
-				// Follow only inside the root (os.Root refuses escapes).
-				fi, err := r.Stat(relJoin(rel, name))
-				if err != nil || !fi.Mode().IsRegular() {
-					continue
-				}
-				if old != nil && old.symlink && old.size == fi.Size() && old.mtime.Equal(fi.ModTime()) {
-					ds.files[name] = old
-					continue
-				}
-				rec := &fileRec{name: name, symlink: true}
-				sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(rel, name), rec: rec})
-				ds.files[name] = rec
+				sc.fileViaRoot(r, ds, old, name)
 				continue
 			}
 			if !t.IsRegular() {
@@ -173,6 +162,15 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 			}
 			ds.files[name] = rec
 		}
+	}
+	if capped && rs.ownsFolders(level) && ds.files[FolderEntry] == nil {
+		// The bound cut the listing short: an app folder is still known by its
+		// index.html, whatever its place in the folder.
+		var old *fileRec
+		if prev != nil {
+			old = prev.files[FolderEntry]
+		}
+		sc.fileViaRoot(r, ds, old, FolderEntry)
 	}
 	if len(sc.jobs) > queued {
 		sc.dirFiles = append(sc.dirFiles, f)
@@ -196,6 +194,23 @@ func (sc *scanner) scanDir(r *os.Root, rs *rootSpec, rel string, level int, recu
 		}
 	}
 	return nil
+}
+
+// fileViaRoot adds the .html file name of ds found by its name rather than
+// by a listed entry (a link, or a FolderEntry past the listing bound): it is
+// stat'ed and read through the root, following links only inside it.
+func (sc *scanner) fileViaRoot(r *os.Root, ds *dirState, old *fileRec, name string) {
+	fi, err := r.Stat(relJoin(ds.rel, name))
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	if old != nil && old.symlink && old.size == fi.Size() && old.mtime.Equal(fi.ModTime()) {
+		ds.files[name] = old
+		return
+	}
+	rec := &fileRec{name: name, symlink: true}
+	sc.jobs = append(sc.jobs, readJob{root: r, rel: relJoin(ds.rel, name), rec: rec})
+	ds.files[name] = rec
 }
 
 // fileFromCache returns the previous record when the file's size and mtime

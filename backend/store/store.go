@@ -32,19 +32,21 @@ const (
 
 // Entry is one discovered mini-app or page.
 type Entry struct {
-	AppID         string    `json:"appId"`
-	Slug          string    `json:"slug"`
-	Title         string    `json:"title"`
-	FileName      string    `json:"fileName"`
-	Source        Source    `json:"source"`
-	Sandbox       string    `json:"sandbox,omitempty"`
-	StoragePath   string    `json:"storagePath"`
-	WorkspacePath string    `json:"workspacePath,omitempty"`
-	SizeBytes     int64     `json:"sizeBytes"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
-	Kind          Kind      `json:"kind"`
-	HTML          string    `json:"html,omitempty"`
+	AppID         string `json:"appId"`
+	Slug          string `json:"slug"`
+	Title         string `json:"title"`
+	FileName      string `json:"fileName"`
+	Source        Source `json:"source"`
+	Sandbox       string `json:"sandbox,omitempty"`
+	StoragePath   string `json:"storagePath"`
+	WorkspacePath string `json:"workspacePath,omitempty"`
+	// Folder is the folder a folder app owns (its FolderEntry's folder); "" for a single page.
+	Folder    string    `json:"folder,omitempty"`
+	SizeBytes int64     `json:"sizeBytes"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Kind      Kind      `json:"kind"`
+	HTML      string    `json:"html,omitempty"`
 }
 
 // Roots configures where the store looks.

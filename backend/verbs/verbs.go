@@ -171,7 +171,7 @@ func SaveToShelf(lib Library, caller, ref string) (registry.Outcome, registry.Ac
 // StoreCode is the store's own code for a refused save (mini-app-name-taken, mini-app-not-found, …), or
 // tool-error for anything else.
 func StoreCode(err error) string {
-	for _, s := range []error{store.ErrNameTaken, store.ErrNotFound, store.ErrInvalidName, store.ErrOutsideRoot, store.ErrTooLarge} {
+	for _, s := range []error{store.ErrNameTaken, store.ErrNotFound, store.ErrInvalidName, store.ErrOutsideRoot, store.ErrTooLarge, store.ErrFolderTooLarge, store.ErrUnsupportedFile} {
 		if errors.Is(err, s) {
 			return s.Error()
 		}

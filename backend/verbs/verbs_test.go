@@ -87,6 +87,11 @@ func TestSaveToShelf(t *testing.T) {
 	if out, _ = SaveToShelf(nil, "c", "x"); out.Refused != toolcontract.CodeToolError {
 		t.Fatalf("no library: %+v", out)
 	}
+	for _, code := range []error{store.ErrFolderTooLarge, store.ErrUnsupportedFile} {
+		if got := StoreCode(fmt.Errorf("%w: pizza", code)); got != code.Error() {
+			t.Errorf("StoreCode(%v) = %s", code, got)
+		}
+	}
 	if StoreCode(errors.New("disk on fire")) != toolcontract.CodeToolError {
 		t.Fatal("an unknown error keeps tool-error")
 	}

@@ -61,9 +61,10 @@ class MiniApp {
     const f = document.createElement("iframe");
     f.className = "mini-app-bridge";
     f.title = this.title;
-    // The bridge has its own origin; the sandbox attribute adds no-popups/no-top-navigation/no-forms for it
-    // and, by inheritance, for the app inside it.
-    f.setAttribute("sandbox", "allow-scripts allow-same-origin");
+    // The bridge has its own origin; the sandbox attribute adds no-popups/no-top-navigation for it and, by
+    // inheritance, for the app inside it. Forms are allowed so an app's form can go to another page of its
+    // folder: the bridge has none (form-action 'none'), the app's form-action is its own folder.
+    f.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
     f.setAttribute("referrerpolicy", "no-referrer");
     f.setAttribute("allow", "camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'");
     f.src = this.bridgeURL;

@@ -1,0 +1,328 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/voicebox/voicebox/backend/store"
+)
+
+const secret = "the person's own file"
+
+// folderApp is a workspace with a folder app (pizza/) beside a file of the person's (secret.txt), a launch
+// of that app on a test server, and the folder on disk.
+type folderApp struct {
+	s       *Server
+	ts      *httptest.Server
+	l       Launch
+	dir     string
+	outside string
+}
+
+func newFolderApp(t *testing.T) folderApp {
+	t.Helper()
+	ws := t.TempDir()
+	dir := filepath.Join(ws, "pizza")
+	files := map[string]string{
+		"index.html": "<!doctype html><title>Pizza</title><script src=script.js></script>",
+		"page2.html": "<!doctype html><title>Two</title>",
+		"script.js":  "window.pizza = 1;", "style.css": "body{color:red}", "data.json": `{"slices":8}`,
+		"mod.mjs": "export default 1;", "logo.png": "\x89PNG", "add.wasm": "\x00asm\x01\x00\x00\x00",
+		"font.woff2": "wOF2", "notes.xyz": "?", "lib/x.js": "export const x = 1;", ".env": "SECRET=1",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(ws, "secret.txt")
+	os.WriteFile(outside, []byte(secret), 0o644)
+	os.WriteFile(filepath.Join(ws, "top.html"), []byte("<title>top</title>"+secret), 0o644)
+	st, err := store.Open(store.Roots{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, folder, err := st.GetApp("pizza")
+	if err != nil || folder == nil {
+		t.Fatalf("GetApp: %v %v", folder, err)
+	}
+	s, ts := newTestServer(t)
+	l := s.Add(Launch{AppID: e.AppID, Title: e.Title, HTML: e.HTML, Entry: e.FileName, Folder: folder})
+	t.Cleanup(func() { s.Revoke(l.Token) })
+	return folderApp{s: s, ts: ts, l: l, dir: dir, outside: outside}
+}
+
+// raw sends one request line exactly as given (Go's client would clean or re-encode the path) and returns
+// the status and body.
+func raw(t *testing.T, ts *httptest.Server, target string, hdr ...string) (int, http.Header, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n\r\n", target, bridge, strings.Join(hdr, ""))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("GET %q: %v", target, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(b)
+}
+
+func TestFolderAppServing(t *testing.T) {
+	a := newFolderApp(t)
+	base := AppPath(a.l.Token)
+	// The bridge points the app frame at its page inside its folder, and names the folder once.
+	b := get(t, a.ts, "GET", "/bridge/"+a.l.Token, map[string]string{"Sec-Fetch-Dest": "iframe"})
+	if !strings.Contains(b.body, `"appSrc":"`+base+`index.html"`) || !strings.Contains(b.body, `"appBase":"http://`+bridge+base+`"`) {
+		t.Fatalf("bridge config: %s", b.body)
+	}
+	if csp := b.header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src http://"+bridge+base+";") {
+		t.Errorf("bridge frame-src: %s", csp)
+	}
+	// Pages are documents: SDK injected, the app's CSP (its folder as a path source).
+	doc := get(t, a.ts, "GET", base+"page2.html", map[string]string{"Sec-Fetch-Dest": "iframe"})
+	if doc.status != 200 || !strings.HasPrefix(doc.body, "<!doctype html><script>") || !strings.HasSuffix(doc.body, "<title>Two</title>") {
+		t.Fatalf("page2 as a document: %d %.60q", doc.status, doc.body)
+	}
+	if csp := doc.header.Get("Content-Security-Policy"); csp != AppCSP("http://"+bridge, room, base, []string{"cdn.jsdelivr.net", "unpkg.com"}) ||
+		!strings.Contains(csp, "connect-src http://"+bridge+base+";") {
+		t.Errorf("page CSP: %s", csp)
+	}
+	// Files: their type from the table, nosniff, CORS for the opaque origin only.
+	for rel, want := range map[string]string{
+		"script.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8", "data.json": "application/json",
+		"mod.mjs": "text/javascript; charset=utf-8", "logo.png": "image/png", "add.wasm": "application/wasm",
+		"font.woff2": "font/woff2", "notes.xyz": "application/octet-stream", "lib/x.js": "text/javascript; charset=utf-8",
+		"page2.html": "text/html; charset=utf-8", // fetched, not framed: the file as it is
+	} {
+		r := get(t, a.ts, "GET", base+rel, map[string]string{"Sec-Fetch-Dest": "empty", "Origin": "null"})
+		if r.status != 200 || r.header.Get("Content-Type") != want || r.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: %d %q", rel, r.status, r.header.Get("Content-Type"))
+		}
+		if r.header.Get("Access-Control-Allow-Origin") != "null" || r.header.Get("Access-Control-Allow-Credentials") != "" {
+			t.Errorf("%s: CORS %v", rel, r.header)
+		}
+		disk, _ := os.ReadFile(filepath.Join(a.dir, filepath.FromSlash(rel)))
+		if r.body != string(disk) {
+			t.Errorf("%s: body %q, want %q", rel, r.body, disk)
+		}
+	}
+	// No Origin (a classic script, an image): no CORS header either.
+	if r := get(t, a.ts, "GET", base+"script.js", map[string]string{"Sec-Fetch-Dest": "script"}); r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("script without Origin: %d %v", r.status, r.header)
+	}
+	// Another origin gets no CORS grant; the bridge's own files stay CORS-less.
+	if r := get(t, a.ts, "GET", base+"data.json", map[string]string{"Origin": "http://evil.example"}); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS for another origin: %v", r.header)
+	}
+	for _, p := range []string{"/bridge/" + a.l.Token, "/sandbox/sdk.js"} {
+		r := get(t, a.ts, "GET", p, map[string]string{"Origin": "null"})
+		commonHeaders(t, p, r)
+	}
+	// Live edits show on the next request.
+	os.WriteFile(filepath.Join(a.dir, "script.js"), []byte("window.pizza = 2;"), 0o644)
+	if r := get(t, a.ts, "GET", base+"script.js", nil); r.body != "window.pizza = 2;" {
+		t.Errorf("edit not served: %q", r.body)
+	}
+	// Ranges (media seeking) and HEAD.
+	if r := get(t, a.ts, "GET", base+"data.json", map[string]string{"Range": "bytes=0-3"}); r.status != 206 || r.body != `{"sl` {
+		t.Errorf("range: %d %q", r.status, r.body)
+	}
+	if r := get(t, a.ts, "HEAD", base+"data.json", nil); r.status != 200 || r.body != "" {
+		t.Errorf("HEAD: %d %q", r.status, r.body)
+	}
+	// Nothing under /app/ is a top-level page; POST is refused.
+	if r := get(t, a.ts, "GET", base+"script.js", map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
+		t.Errorf("top-level: %d", r.status)
+	}
+	if r := get(t, a.ts, "POST", base+"index.html", nil); r.status != 405 {
+		t.Errorf("POST: %d", r.status)
+	}
+	// Revoked: the folder goes with the token.
+	a.s.Revoke(a.l.Token)
+	if r := get(t, a.ts, "GET", base+"script.js", nil); r.status != 404 {
+		t.Errorf("after revoke: %d", r.status)
+	}
+}
+
+// traversals are ways out of an app's folder, as a request line spells them.
+var traversals = []string{
+	"../secret.txt", "%2e%2e/secret.txt", "%2E%2e/secret.txt", ".%2e/secret.txt", "..%2fsecret.txt", "..%2Fsecret.txt",
+	"lib/..%2f..%2fsecret.txt", "lib%2f..%2f..%2fsecret.txt", `..\secret.txt`, "..%5csecret.txt", "..%5Csecret.txt",
+	"lib/../../secret.txt", "./../secret.txt", "%2e/%2e%2e/secret.txt", "..%252fsecret.txt", "..%00/secret.txt",
+	"index.html%00.js", "%00", "/../secret.txt", "//secret.txt", "lib/", "lib", "", ".env", "%2eenv", "lib/.%2e/.env",
+	"../top.html", "%2E%2E/top.html", "..;/secret.txt",
+}
+
+func TestFolderAppTraversal(t *testing.T) {
+	a := newFolderApp(t)
+	base := AppPath(a.l.Token)
+	for _, p := range traversals {
+		for _, dest := range []string{"", "Sec-Fetch-Dest: iframe\r\n", "Sec-Fetch-Dest: empty\r\nOrigin: null\r\n"} {
+			status, hdr, body := raw(t, a.ts, base+p, dest)
+			if status != 404 && status != 400 || strings.Contains(body, secret) || strings.Contains(body, "SECRET") || hdr.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("GET %s%s (%q): %d CORS=%q %.80q", base, p, dest, status, hdr.Get("Access-Control-Allow-Origin"), body)
+			}
+		}
+	}
+}
+
+// TestFolderAppTraversalControl shows the raw requests above reach a server as spelled: a naive handler
+// that decodes the path and joins it to the folder leaks the person's file for most of them.
+func TestFolderAppTraversalControl(t *testing.T) {
+	a := newFolderApp(t)
+	naive := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rel, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), AppPath(a.l.Token)))
+		b, err := os.ReadFile(filepath.Join(a.dir, strings.ReplaceAll(rel, `\`, "/")))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	defer naive.Close()
+	leaks := 0
+	for _, p := range traversals {
+		if _, _, body := raw(t, naive, AppPath(a.l.Token)+p); strings.Contains(body, secret) {
+			leaks++
+		}
+	}
+	if leaks < 10 {
+		t.Fatalf("the naive handler leaked for %d spellings: the test would not see an escape", leaks)
+	}
+}
+
+// TestFolderAppBadFiles: a link out of the folder, a link loop, a FIFO (never waited on) and a 1 GiB file
+// (refused by its size, unread) are refused.
+func TestFolderAppBadFiles(t *testing.T) {
+	a := newFolderApp(t)
+	base := AppPath(a.l.Token)
+	os.Symlink(a.outside, filepath.Join(a.dir, "out.txt"))
+	os.Symlink("../secret.txt", filepath.Join(a.dir, "out2.txt"))
+	os.Symlink("loop.js", filepath.Join(a.dir, "loop.js"))
+	if err := syscall.Mkfifo(filepath.Join(a.dir, "pipe.js"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Create(filepath.Join(a.dir, "huge.wasm"))
+	f.Truncate(1 << 30)
+	f.Close()
+	os.Symlink("lib/x.js", filepath.Join(a.dir, "alias.js"))
+	for rel, want := range map[string]int{"out.txt": 404, "out2.txt": 404, "loop.js": 404, "pipe.js": 404, "pipe.js?x": 404, "huge.wasm": 413, "alias.js": 200} {
+		status, _, body := raw(t, a.ts, base+rel, "Origin: null\r\n")
+		if status != want || strings.Contains(body, secret) || len(body) > 1024 {
+			t.Errorf("%s: %d (%d bytes), want %d", rel, status, len(body), want)
+		}
+	}
+	if status, _, body := raw(t, a.ts, base+"huge.wasm"); !strings.Contains(body, "file-too-large") {
+		t.Errorf("huge: %d %q", status, body)
+	}
+}
+
+// TestFolderAppSwapRace: while requests run, a file of the folder flips between a regular file and a link
+// to the person's file outside; no response ever carries the outside file (the type is taken from the open
+// file: there is no check to race). The control shows a check-then-read server leaking in the same spot.
+func TestFolderAppSwapRace(t *testing.T) {
+	a := newFolderApp(t)
+	p := filepath.Join(a.dir, "swap.txt")
+	swapToLink := func() {
+		tmp := p + ".tmp"
+		os.Symlink(a.outside, tmp)
+		os.Rename(tmp, p)
+	}
+	swapToFile := func() {
+		tmp := p + ".tmp"
+		os.WriteFile(tmp, []byte("safe"), 0o644)
+		os.Rename(tmp, p)
+	}
+	swapToFile()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			swapToLink()
+			swapToFile()
+		}
+	}()
+	served := 0
+	for i := 0; i < 400; i++ {
+		status, _, body := raw(t, a.ts, AppPath(a.l.Token)+"swap.txt")
+		if strings.Contains(body, secret) {
+			t.Fatalf("request %d served the outside file", i)
+		}
+		if status == 200 {
+			served++
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if served == 0 {
+		t.Fatal("the regular file was never served: the race did not run")
+	}
+
+	// Control: check (Lstat says regular), then read by path. A swap between the two leaks.
+	swapToFile()
+	checkThenRead := func(between func()) string {
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			return ""
+		}
+		between()
+		b, _ := os.ReadFile(p)
+		return string(b)
+	}
+	if got := checkThenRead(swapToLink); got != secret {
+		t.Fatalf("control: a check-then-read server served %q", got)
+	}
+	// The folder, asked at the same point, refuses.
+	if status, _, body := raw(t, a.ts, AppPath(a.l.Token)+"swap.txt"); status != 404 || strings.Contains(body, secret) {
+		t.Fatalf("after the swap: %d %q", status, body)
+	}
+}
+
+// A single page owns nothing but itself: its siblings are never served, even when the store knows them.
+func TestSinglePageOwnsItself(t *testing.T) {
+	s, ts := newTestServer(t)
+	l := s.Add(Launch{AppID: "page_top", HTML: "<!doctype html><p>top", Entry: "top.html"})
+	if r := get(t, ts, "GET", AppPath(l.Token)+"top.html", map[string]string{"Sec-Fetch-Dest": "iframe"}); r.status != 200 || !strings.HasSuffix(r.body, "<p>top") {
+		t.Fatalf("the page: %d %q", r.status, r.body)
+	}
+	for _, p := range []string{"index.html", "script.js", "top.html/x", "secret.txt"} {
+		if r := get(t, ts, "GET", AppPath(l.Token)+p, map[string]string{"Origin": "null"}); r.status != 404 {
+			t.Errorf("%s: %d", p, r.status)
+		}
+	}
+	// A name that could not be served (a path, a dotfile) launches as index.html.
+	for _, entry := range []string{"../x.html", ".hidden.html", "", `a\b.html`} {
+		l := s.Add(Launch{AppID: "x", HTML: "<p>x", Entry: entry})
+		if r := get(t, ts, "GET", AppPath(l.Token)+"index.html", nil); r.status != 200 {
+			t.Errorf("entry %q: %d", entry, r.status)
+		}
+	}
+}
+
+func TestContentTypeTable(t *testing.T) {
+	for name, want := range map[string]string{"A.JS": "text/javascript; charset=utf-8", "x.Wasm": "application/wasm", "noext": "application/octet-stream",
+		"x.svg": "image/svg+xml", "a.b.css": "text/css; charset=utf-8", "x.html.exe": "application/octet-stream"} {
+		if got := ContentType(name); got != want {
+			t.Errorf("ContentType(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
