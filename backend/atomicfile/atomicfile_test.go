@@ -69,3 +69,42 @@ func TestWriteFailsWithoutTouchingTarget(t *testing.T) {
 		t.Fatal("write into a missing folder: got nil error, want one")
 	}
 }
+
+// ReplaceDir puts a filled temporary folder in place: as a new name, and over an existing folder (whose
+// old content goes, with no temporary left).
+func TestReplaceDir(t *testing.T) {
+	dir := t.TempDir()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fill := func(content string) string {
+		tmp, err := TempName("app")
+		if err != nil || !IsTemp(tmp) {
+			t.Fatalf("TempName: %q %v", tmp, err)
+		}
+		if err := r.Mkdir(tmp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteFile(tmp+"/"+content, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return tmp
+	}
+	for _, content := range []string{"first", "second"} {
+		if err := ReplaceDir(r, fill(content), "app"); err != nil {
+			t.Fatal(err)
+		}
+		entries, _ := os.ReadDir(filepath.Join(dir, "app"))
+		if len(entries) != 1 || entries[0].Name() != content {
+			t.Fatalf("app holds %v, want only %s", entries, content)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	if err := ReplaceDir(r, fill("x"), "../app"); err == nil {
+		t.Fatal("a name with a separator was accepted")
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -124,12 +123,14 @@ func TestFolderBadFiles(t *testing.T) {
 	}{
 		"out.txt":  {make: func(p string) error { return os.Symlink("../secret.txt", p) }, open: ErrNotFound, save: ErrUnsupportedFile},
 		"loop.js":  {make: func(p string) error { return os.Symlink("loop.js", p) }, open: ErrNotFound, save: ErrUnsupportedFile},
-		"pipe.js":  {make: func(p string) error { return syscall.Mkfifo(p, 0o644) }, open: ErrNotFound, save: ErrUnsupportedFile},
+		"pipe.js":  {make: mkfifo, open: ErrNotFound, save: ErrUnsupportedFile},
 		"huge.bin": {make: func(p string) error { return sparse(p, 1<<30) }, open: ErrTooLarge, save: ErrTooLarge},
 	}
 	for name, c := range bad {
 		p := filepath.Join(dir, name)
-		if err := c.make(p); err != nil {
+		if err := c.make(p); errors.Is(err, errors.ErrUnsupported) {
+			continue // no FIFOs on this platform
+		} else if err != nil {
 			t.Fatal(err)
 		}
 		file, _, err := f.Open(name)

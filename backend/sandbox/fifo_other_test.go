@@ -1,0 +1,8 @@
+//go:build !unix
+
+package sandbox
+
+import "errors"
+
+// mkfifo: no FIFOs here; the FIFO cases are skipped.
+func mkfifo(string) error { return errors.ErrUnsupported }
