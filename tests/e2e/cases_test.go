@@ -138,6 +138,7 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
 	t.Run("live discovery", func(t *testing.T) { caseLiveDiscovery(t, p, s) })
 	t.Run("no egress by navigation", func(t *testing.T) { caseNoEgressByNavigation(t, p) })
+	t.Run("folder app", func(t *testing.T) { caseFolderApp(t, p, s) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {

@@ -1,0 +1,1 @@
+window.fromScript = "script.js ran";
