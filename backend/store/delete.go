@@ -56,9 +56,9 @@ func (s *Store) deleteLocked(it *item) ([]string, error) {
 	id := it.AppID
 	var removed []string
 	touched := map[string]bool{}
-	rm := func(rootPath, rel string) error {
+	rm := func(rootPath, rel string, folder bool) error {
 		abs := filepath.Join(rootPath, filepath.FromSlash(rel))
-		ok, err := removeInRoot(rootPath, rel)
+		ok, err := removeInRoot(rootPath, rel, folder)
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func (s *Store) deleteLocked(it *item) ([]string, error) {
 
 	switch {
 	case it.Kind == KindPage:
-		if err := rm(it.rootPath, it.rel); err != nil {
+		if err := rm(it.rootPath, it.rel, false); err != nil {
 			return removed, err
 		}
 	default:
@@ -100,23 +100,19 @@ func (s *Store) deleteLocked(it *item) ([]string, error) {
 		// Own storagePath first (the workspace file of a proven app), then
 		// the shelf copy (<base>.html or the folder <base>/), then the record.
 		if it.proven {
-			if err := rm(it.rootPath, it.rel); err != nil {
+			if err := rm(it.rootPath, it.rel, false); err != nil {
 				return removed, err
 			}
 		}
+		copyName := it.shelfBase + ".html"
 		if it.shelfDir {
-			ok, err := removeFolderIn(shelf.path, it.shelfBase)
-			if err != nil {
-				return removed, err
-			}
-			if ok {
-				removed = append(removed, filepath.Join(shelf.path, it.shelfBase))
-			}
-		} else if err := rm(shelf.path, it.shelfBase+".html"); err != nil {
+			copyName = it.shelfBase
+		}
+		if err := rm(shelf.path, copyName, it.shelfDir); err != nil {
 			return removed, err
 		}
 		if cur != nil {
-			if err := rm(shelf.path, it.shelfBase+metaSuffix); err != nil {
+			if err := rm(shelf.path, it.shelfBase+metaSuffix, false); err != nil {
 				return removed, err
 			}
 		}
@@ -134,9 +130,10 @@ func (s *Store) deleteLocked(it *item) ([]string, error) {
 }
 
 // removeInRoot removes root/rel without following links out of root (the
-// last element, if a link, is removed itself). It reports false when the
-// file was already gone.
-func removeInRoot(root, rel string) (bool, error) {
+// last element, if a link, is removed itself): a file, or with folder a
+// folder and everything in it (removeFolderInRoot), never the other. It
+// reports false when it was already gone.
+func removeInRoot(root, rel string, folder bool) (bool, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -145,6 +142,9 @@ func removeInRoot(root, rel string) (bool, error) {
 		return false, err
 	}
 	defer r.Close()
+	if folder {
+		return removeFolderInRoot(r, rel)
+	}
 	fi, err := r.Lstat(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

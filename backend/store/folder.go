@@ -77,17 +77,7 @@ func (f *Folder) ReadPage(rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer file.Close()
-	if size > MaxHTMLBytes {
-		return nil, fmt.Errorf("%w: %s is %d bytes (max %d)", ErrTooLarge, rel, size, MaxHTMLBytes)
-	}
-	b, err := io.ReadAll(io.LimitReader(file, MaxHTMLBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxHTMLBytes {
-		return nil, fmt.Errorf("%w: %s grew past %d bytes", ErrTooLarge, rel, MaxHTMLBytes)
-	}
-	return b, nil
+	return readPage(file, size, rel)
 }
 
 // ValidFolderPath says whether rel may name a file of an app folder: slash-separated, every element

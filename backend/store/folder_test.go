@@ -106,16 +106,7 @@ func TestGetAppOpensOnlyItsFolder(t *testing.T) {
 // TestFolderBadFiles: a link out, a link loop, a FIFO and a 1 GiB (sparse) file in an app folder are
 // refused by the folder and refuse a save, with nothing written; a FIFO is never waited on.
 func TestFolderBadFiles(t *testing.T) {
-	e := newEnv(t)
-	dir := filepath.Join(e.ws, "pizza")
-	pizza(t, dir)
-	write(t, filepath.Join(e.ws, "secret.txt"), "the person's file")
-	s := e.open(t)
-	_, f, err := s.GetApp("pizza")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	e, s, dir, f := openPizza(t)
 	bad := map[string]struct {
 		make func(p string) error
 		open error // what Folder.Open answers
@@ -153,18 +144,10 @@ func TestFolderBadFiles(t *testing.T) {
 	}
 }
 
-func sparse(p string, size int64) error {
-	f, err := os.Create(p)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Truncate(size)
-}
-
-// TestFolderSwappedForLink: a file that was served is swapped for a link out of the folder (or a FIFO);
-// the next open refuses it, since the type comes from the open file itself.
-func TestFolderSwappedForLink(t *testing.T) {
+// openPizza is a workspace with the pizza folder app beside the person's secret.txt, its store, the
+// folder's path and the folder opened as for a launch (closed when the test ends).
+func openPizza(t *testing.T) (env, *Store, string, *Folder) {
+	t.Helper()
 	e := newEnv(t)
 	dir := filepath.Join(e.ws, "pizza")
 	pizza(t, dir)
@@ -174,7 +157,23 @@ func TestFolderSwappedForLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
+	return e, s, dir, f
+}
+
+func sparse(p string, size int64) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
 	defer f.Close()
+	return f.Truncate(size)
+}
+
+// TestFolderSwappedForLink: a file that was served is swapped for a link out of the folder;
+// the next open refuses it, since the type comes from the open file itself.
+func TestFolderSwappedForLink(t *testing.T) {
+	e, _, dir, f := openPizza(t)
 	if b, err := f.ReadPage("data.json"); err != nil || string(b) != `{"slices":8}` {
 		t.Fatalf("before: %q %v", b, err)
 	}

@@ -227,22 +227,11 @@ func (sf *stagedFolder) commit(name string) error {
 
 func (sf *stagedFolder) discard() { sf.shelf.RemoveAll(sf.tmp) }
 
-// removeFolderIn removes the folder rel of root (never through a link: a link is refused). It is first
-// renamed to a hidden temporary name, in one step, so a crash during the removal leaves no half folder
-// that discovery would list; cleanStaleTemps sweeps what a crash leaves. It reports false when the folder
-// was already gone.
-func removeFolderIn(root, rel string) (bool, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	defer r.Close()
-	return removeFolderInRoot(r, rel)
-}
-
+// removeFolderInRoot removes the folder rel of r (never through a link: a
+// link is refused). It is first renamed to a hidden temporary name, in one
+// step, so a crash during the removal leaves no half folder that discovery
+// would list; cleanStaleTemps sweeps what a crash leaves. It reports false
+// when the folder was already gone.
 func removeFolderInRoot(r *os.Root, rel string) (bool, error) {
 	fi, err := r.Lstat(rel)
 	if err != nil {

@@ -143,8 +143,14 @@ func readInOpenRoot(r *os.Root, rel string) ([]byte, error) {
 	if !st.mode.IsRegular() {
 		return nil, errInvalid(rel + " is not a regular file")
 	}
-	if st.size > MaxHTMLBytes {
-		return nil, fmt.Errorf("%w: %s is %d bytes (max %d)", ErrTooLarge, rel, st.size, MaxHTMLBytes)
+	return readPage(f, st.size, rel)
+}
+
+// readPage reads an open page of size bytes, bounded by MaxHTMLBytes (also
+// when it grows while it is read).
+func readPage(f *os.File, size int64, rel string) ([]byte, error) {
+	if size > MaxHTMLBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes (max %d)", ErrTooLarge, rel, size, MaxHTMLBytes)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxHTMLBytes+1))
 	if err != nil {

@@ -459,8 +459,11 @@ func TestSymlinks(t *testing.T) {
 	if _, err := readInRoot(e.ws, "swap2.html"); !errors.Is(err, ErrOutsideRoot) {
 		t.Fatalf("readInRoot through link: got %v, want %v", err, ErrOutsideRoot)
 	}
-	if _, err := removeInRoot(e.ws, "linkdir/victim.html"); !errors.Is(err, ErrOutsideRoot) {
+	if _, err := removeInRoot(e.ws, "linkdir/victim.html", false); !errors.Is(err, ErrOutsideRoot) {
 		t.Fatalf("removeInRoot through linked folder: got %v, want %v", err, ErrOutsideRoot)
+	}
+	if _, err := removeInRoot(e.ws, "linkdir", true); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("removeInRoot of a link as a folder: got %v, want %v", err, ErrInvalidName)
 	}
 	if read(t, outsideFile) != page("Victim") {
 		t.Fatalf("target touched")
