@@ -25,6 +25,9 @@ type Paths struct {
 	Workspace    string
 	Data         string
 	SandboxRoots []string // extra sandbox roots; <Data>/sandboxes is always one too
+	// Trash is the person's home trash, $XDG_DATA_HOME/Trash (the freedesktop.org Trash specification):
+	// deletes move files there (docs/trash.md).
+	Trash string
 }
 
 // Resolve fills in the paths from flags (empty means unset), then the environment, then the defaults.
@@ -60,6 +63,9 @@ func Resolve(workspaceFlag, dataFlag string, getenv func(string) string) (Paths,
 	}
 	if p.Data, err = pick(dataFlag, EnvDataDir, filepath.Join(dataHome, appDirName)); err != nil {
 		return Paths{}, err
+	}
+	if homeErr == nil || filepath.IsAbs(getenv("XDG_DATA_HOME")) {
+		p.Trash = filepath.Join(dataHome, "Trash")
 	}
 	for _, root := range filepath.SplitList(getenv(EnvSandboxHomes)) {
 		if strings.TrimSpace(root) == "" {

@@ -59,3 +59,21 @@ func TestPrepareCreatesFolders(t *testing.T) {
 		t.Error("Prepare with empty paths: got nil error, want one")
 	}
 }
+
+// Deletes go to the person's home trash, $XDG_DATA_HOME/Trash, whatever --data says.
+func TestResolveTrash(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": home}, filepath.Join(home, ".local/share/Trash")},
+		{map[string]string{"HOME": home, "XDG_DATA_HOME": "/xdg", EnvDataDir: "/dd"}, "/xdg/Trash"},
+		{map[string]string{"HOME": home, "XDG_DATA_HOME": "rel"}, filepath.Join(home, ".local/share/Trash")},
+	} {
+		p, err := Resolve("", "/flag-data", env(c.vars))
+		if err != nil || p.Trash != c.want {
+			t.Errorf("%v: Trash %q (%v), want %q", c.vars, p.Trash, err, c.want)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func New(p config.Paths) (*Host, error) {
 	if err := p.Prepare(); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(store.Roots{Workspace: p.Workspace, Data: p.Data, SandboxRoots: p.SandboxRoots})
+	st, err := store.Open(store.Roots{Workspace: p.Workspace, Data: p.Data, SandboxRoots: p.SandboxRoots, Trash: p.Trash})
 	if err != nil {
 		return nil, fmt.Errorf("open the store: %w", err)
 	}

@@ -44,6 +44,7 @@ func New(o Options) http.Handler {
 			reply(w, removed, err)
 		}},
 	))
+	mux.HandleFunc("/api/mini-apps/restore", byMethod("/api/mini-apps/restore", method{http.MethodPost, post(MaxBody, o.Store.Restore)}))
 	mux.HandleFunc("GET /api/file", a.file)
 	mux.HandleFunc("GET /api/config", a.config)
 	mux.HandleFunc("GET /api/events", a.events)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/trash"
 )
 
 // ErrorBody is how every refusal reaches the room: a stable code, a readable message and, for
@@ -47,6 +48,10 @@ var sentinels = []struct {
 	{store.ErrUnsupportedFile, http.StatusBadRequest},
 	{documents.ErrTooLarge, http.StatusRequestEntityTooLarge},
 	{errBadRequest, http.StatusBadRequest},
+	{trash.ErrOccupied, http.StatusConflict},
+	{trash.ErrNoFolder, http.StatusConflict},
+	{trash.ErrUnavailable, http.StatusConflict},
+	{trash.ErrGone, http.StatusGone},
 }
 
 // Describe maps an error to its HTTP status and body. Bound methods reject with the same body.

@@ -41,26 +41,50 @@ func (s *StoreService) Get(ref string) (store.Entry, error) {
 	return s.store.Get(ref)
 }
 
-// Removed is the answer of Delete: the paths it removed.
+// Removed is the answer of Delete: the paths it moved to the trash, where each went, and the token that
+// undoes it (Restore).
 type Removed struct {
 	ID      string   `json:"id"`
 	Removed []string `json:"removed"`
+	Trashed []string `json:"trashed"`
+	Undo    string   `json:"undo"`
 }
 
-// Delete removes what the entry owns, and nothing else. The id resolves as a reference does (seed 000,
-// section 4: DELETE ?id=collision.html means the app), so an exact appId always names exactly one entry.
+// Delete moves what the entry owns, and nothing else, to the trash (docs/trash.md). The id resolves as a
+// reference does (store.Resolve: DELETE ?id=collision.html means the app), so an exact appId always names
+// exactly one entry.
 func (s *StoreService) Delete(id string) (Removed, error) {
 	if blank(id) {
 		return Removed{}, badRequest("an id is required")
 	}
-	paths, err := s.store.DeleteRef(id)
+	d, err := s.store.DeleteRef(id)
 	if err != nil {
 		return Removed{}, err
 	}
-	if paths == nil {
-		paths = []string{}
+	return Removed{ID: id, Removed: d.Removed, Trashed: d.Trashed, Undo: d.Undo}, nil
+}
+
+// RestoreRequest names the delete to undo by the token Delete answered.
+type RestoreRequest struct {
+	Undo string `json:"undo"`
+}
+
+// Restored is the answer of Restore: the paths back in their places.
+type Restored struct {
+	Restored []string `json:"restored"`
+}
+
+// Restore undoes a delete: everything it moved to the trash comes back, or nothing does (refused
+// restore-path-taken when an original path is in use again).
+func (s *StoreService) Restore(req RestoreRequest) (Restored, error) {
+	if blank(req.Undo) {
+		return Restored{}, badRequest(`"undo" is required`)
 	}
-	return Removed{ID: id, Removed: paths}, nil
+	paths, err := s.store.Restore(req.Undo)
+	if err != nil {
+		return Restored{}, err
+	}
+	return Restored{Restored: paths}, nil
 }
 
 // SaveRequest names what to save to the shelf: a workspace file or entry (Ref), HTML under a shelf name

@@ -309,7 +309,7 @@ func TestShelfFolderApp(t *testing.T) {
 	wantErr(t, err, ErrNameTaken)
 	sameTree(t, before, tree(t, e.base))
 	removed, err := s.Delete("app_oven")
-	if err != nil || len(removed) != 2 || exists(filepath.Join(e.shelf, "oven")) || !exists(filepath.Join(e.shelf, "twin")) {
+	if err != nil || len(removed.Removed) != 2 || exists(filepath.Join(e.shelf, "oven")) || !exists(filepath.Join(e.shelf, "twin")) {
 		t.Fatalf("delete: %v %v", removed, err)
 	}
 }

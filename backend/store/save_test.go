@@ -23,7 +23,8 @@ func collisionEnv(t *testing.T, recordTitle string) (env, *Store) {
 func TestCollisionDeletePageKeepsApp(t *testing.T) {
 	e, s := collisionEnv(t, "Collision")
 	shelfBefore := tree(t, e.shelf)
-	removed, err := s.Delete("page_collision")
+	d, err := s.Delete("page_collision")
+	removed := d.Removed
 	if err != nil {
 		t.Fatalf("Delete(page_collision): got error %v, want nil", err)
 	}
@@ -47,7 +48,8 @@ func TestCollisionDeleteAppKeepsPage(t *testing.T) {
 	if ref, _ := s.Resolve("collision.html"); ref.AppID != "app_collision" {
 		t.Fatalf("Resolve: got %s, want app_collision", ref.AppID)
 	}
-	removed, err := s.DeleteRef("collision.html")
+	d, err := s.DeleteRef("collision.html")
+	removed := d.Removed
 	if err != nil {
 		t.Fatalf("DeleteRef(collision.html): got error %v, want nil", err)
 	}
@@ -158,7 +160,8 @@ func TestPromotionAndResave(t *testing.T) {
 	}
 
 	// Deleting the proven app removes the workspace file and both shelf files.
-	removed, err := s.Delete("app_tool")
+	d, err := s.Delete("app_tool")
+	removed := d.Removed
 	if err != nil || len(removed) != 3 {
 		t.Fatalf("Delete(app_tool): got %v %v, want 3 paths", removed, err)
 	}
@@ -205,7 +208,8 @@ func TestDeleteSandboxPage(t *testing.T) {
 	write(t, p, page("Viz"))
 	write(t, filepath.Join(e.shelf, "viz.html"), page("Viz app"))
 	s := e.open(t)
-	removed, err := s.Delete("page_viz")
+	d, err := s.Delete("page_viz")
+	removed := d.Removed
 	if err != nil || len(removed) != 1 || removed[0] != p {
 		t.Fatalf("Delete(page_viz): got %v %v, want [%s]", removed, err, p)
 	}
@@ -428,7 +432,8 @@ func TestSymlinks(t *testing.T) {
 	}
 	// Deleting removes the links, never the targets.
 	for _, id := range []string{"page_swap", "page_in"} {
-		removed, err := s.Delete(id)
+		d, err := s.Delete(id)
+		removed := d.Removed
 		if err != nil || len(removed) != 1 {
 			t.Fatalf("Delete(%s): got %v %v", id, removed, err)
 		}
@@ -459,11 +464,11 @@ func TestSymlinks(t *testing.T) {
 	if _, err := readInRoot(e.ws, "swap2.html"); !errors.Is(err, ErrOutsideRoot) {
 		t.Fatalf("readInRoot through link: got %v, want %v", err, ErrOutsideRoot)
 	}
-	if _, err := removeInRoot(e.ws, "linkdir/victim.html", false); !errors.Is(err, ErrOutsideRoot) {
-		t.Fatalf("removeInRoot through linked folder: got %v, want %v", err, ErrOutsideRoot)
+	if _, _, err := s.trashInRoot(e.ws, "linkdir/victim.html", false); !errors.Is(err, ErrOutsideRoot) {
+		t.Fatalf("trashInRoot through linked folder: got %v, want %v", err, ErrOutsideRoot)
 	}
-	if _, err := removeInRoot(e.ws, "linkdir", true); !errors.Is(err, ErrInvalidName) {
-		t.Fatalf("removeInRoot of a link as a folder: got %v, want %v", err, ErrInvalidName)
+	if _, _, err := s.trashInRoot(e.ws, "linkdir", true); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("trashInRoot of a link as a folder: got %v, want %v", err, ErrInvalidName)
 	}
 	if read(t, outsideFile) != page("Victim") {
 		t.Fatalf("target touched")

@@ -59,6 +59,9 @@ type Roots struct {
 	// SandboxRoots are extra sandbox roots (folders whose subfolders are
 	// sandbox homes); backend/config reads them from VOICEBOX_SANDBOX_HOMES.
 	SandboxRoots []string
+	// Trash is the person's home trash ($XDG_DATA_HOME/Trash) that deletes
+	// move files to; "" keeps them in <Data>/trash only (trash.go).
+	Trash string
 }
 
 // MaxHTMLBytes bounds every HTML read and write.
@@ -123,6 +126,8 @@ type Store struct {
 	watched   map[string]bool
 	// tempsCleaned is set once stale temp files were swept from the shelf.
 	tempsCleaned bool
+	// trash is where deletes move files and how to undo them (trash.go).
+	trash trashState
 
 	// mu guards snap and wsPublic.
 	mu       sync.RWMutex
@@ -176,6 +181,7 @@ func Open(r Roots) (*Store, error) {
 		}
 		s.extra = append(s.extra, ap)
 	}
+	s.trash = newTrashState(r.Trash, s.data)
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.configureRoots()
