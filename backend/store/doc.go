@@ -134,5 +134,6 @@
 // a crash after it leaves a complete app. A re-save of an existing app replaces
 // each file atomically, so any crash leaves a readable app with either the old
 // or the new content. Deletion removes the .html before the .meta.json for the
-// same reason.
+// same reason. Deletion moves each artifact to a trash can instead of
+// unlinking it and Restore undoes one delete (trash.go, docs/trash.md).
 package store

@@ -82,7 +82,7 @@ func startServer(t testing.TB, flags ...string) *server {
 	}
 	args := append(append([]string{"serve"}, flags...), "--addr", "127.0.0.1:0", "--workspace", s.workspace, "--data", s.data)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "HOME="+root)
+	cmd.Env = append(os.Environ(), "HOME="+root, "XDG_DATA_HOME="+filepath.Join(root, ".local", "share")) // its Trash too
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = &logWriter{t: t}
 	if err := cmd.Start(); err != nil {

@@ -5,6 +5,7 @@
 // registry's "activity" events, caller "mcp:<client name>".
 import { call, on, addRoute, httpJSON } from "./transport.js";
 import { el, notify } from "./ui.js";
+import { askConfirm } from "./confirm.js";
 
 addRoute("MCPService.Status", () => httpJSON("GET", "/api/mcp"));
 addRoute("MCPService.SetEnabled", (enabled) => httpJSON("POST", "/api/mcp", { enabled }));
@@ -83,7 +84,12 @@ ui.showToken.addEventListener("click", () => {
 });
 
 async function rotate() {
-  if (!confirm("Make a new MCP token?\n\nClients configured with the current token stop working until you give them the new one.")) return;
+  const yes = await askConfirm({
+    title: "Make a new MCP token?",
+    message: "Clients configured with the current token stop working until you give them the new one.",
+    confirm: "Make New Token",
+  });
+  if (!yes) return;
   try {
     render(await call("MCPService.RotateToken"));
     notify("New MCP token made.", "ok");

@@ -2,6 +2,7 @@
 import { call, on, isDesktop } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { launchFromRoom, frontApp, onChange } from "./registry.js";
+import { trashEntry } from "./trash.js";
 import "./toolconsole.js";
 
 const state = {
@@ -49,16 +50,19 @@ function render() {
       el("span", { class: "name" }, d.name), el("span", { class: "where" }, d.path)))));
 
   $("save-page").disabled = !canSave();
+  $("file-save").disabled = !canSave();
+  const v = state.viewing;
+  $("file-save").textContent = v?.kind === "entry" && isApp(v.entry) ? "On the Shelf" : "Save to Shelf";
 }
 
 // saveTarget is what File › Save Page to Shelf saves: the page in the viewer when it is up, else the
-// mini-app in front. Apps already on the shelf have nothing to save.
+// mini-app in front. Apps (on the shelf, or workspace files the shelf proves) have nothing to save.
 function saveTarget() {
   const v = state.viewing;
   if (v && !$("file-viewer").hidden) {
-    if (v.kind === "entry") return v.entry.source === "shelf" ? null : { label: v.entry.title, req: { ref: v.entry.appId } };
-    if (v.kind === "doc") return { label: v.doc.name, req: { document: v.doc.id } };
-    return { label: v.name, req: { name: v.name, html: v.source } };
+    if (v.kind === "entry") return isApp(v.entry) ? null : { label: v.entry.title, req: { ref: v.entry.appId }, viewer: v };
+    if (v.kind === "doc") return { label: v.doc.name, req: { document: v.doc.id }, viewer: v };
+    return { label: v.name, req: { name: v.name, html: v.source }, viewer: v };
   }
   const app = frontApp();
   if (!app || app.appId.startsWith("app_")) return null;
@@ -112,12 +116,14 @@ async function savePage() {
   const req = target.req;
   try {
     const saved = await call("StoreService.Save", req);
-    notify(`Saved “${saved.title}” to the shelf as ${saved.appId}.`, "ok");
+    notify(`Saved “${saved.title}” to the shelf.`, "ok");
     logActivity("you", "save_page_to_shelf", req.ref || req.document || req.name, saved.appId);
     await refresh();
+    // The viewer now shows the saved app (its kind, source and buttons), if it still shows what was saved.
+    if (target.viewer && state.viewing === target.viewer && !$("file-viewer").hidden) await view(saved);
   } catch (err) {
     if (err.code === "mini-app-name-taken" && err.app) {
-      notify(`Not saved: the shelf name belongs to “${err.app.title}” (${err.app.appId}). Nothing was written.`, "error");
+      notify(`Not saved: the shelf name belongs to “${err.app.title}”. Nothing was written.`, "error");
     } else {
       notify(`Not saved: ${err.message}`, "error");
     }
@@ -127,16 +133,9 @@ async function savePage() {
 async function deleteEntry() {
   const v = state.viewing;
   if (!v || v.kind !== "entry") return;
-  const e = v.entry;
-  const what = e.kind === "app" ? "this app from the shelf" : "this page's file";
-  if (!confirm(`Delete ${what}?\n\n${e.title}\n${e.storagePath}`)) return;
-  try {
-    const { removed } = await call("StoreService.Delete", e.appId);
-    notify(`Deleted ${removed.length} file(s) of “${e.title}”.`, "ok");
+  if (await trashEntry(v.entry)) {
     closeViewer();
     await refresh();
-  } catch (err) {
-    notify(`Not deleted: ${err.message}`, "error");
   }
 }
 
