@@ -79,11 +79,11 @@
 // one name: a save needs both free, and if both exist the .html is the app
 // and the folder beside it is not listed.
 //
-// Deleting a shelf folder app removes its folder (renamed to a hidden
-// temporary name first, so a crash leaves nothing listed; stale temporaries
-// are swept) and its record. Deleting a workspace folder app, page or proven
-// app, removes its own index.html as for any workspace entry, never the rest
-// of the person's folder.
+// Deleting a shelf folder app moves its folder to the trash in one rename
+// (so a crash leaves it whole, in its place or in the trash) with its record.
+// Deleting a workspace folder app, page or proven app, takes its own
+// index.html as for any workspace entry, never the rest of the person's
+// folder.
 //
 // # Symlinks
 //
@@ -92,7 +92,7 @@
 // are never descended (this also rules out cycles). A symlinked .html file is
 // listed only when its target resolves to a regular file inside the same root;
 // one pointing outside is not listed at all. Deleting a listed symlinked page
-// removes the link itself, never its target.
+// moves the link itself to the trash, never its target.
 //
 // # Kind, proof and identity
 //
