@@ -11,7 +11,8 @@ import (
 // The File Viewer through a page's life in the room (issue 15, broken flows 1 and 3), with the room's own
 // buttons: saved to the shelf, the viewer shows the app it became (kind, source, both Save buttons off) and
 // the toast names its title; deleted through the in-room confirmation (Escape and Cancel keep it, Enter
-// confirms), its three files are in the Trash; Undo brings them back byte-identical.
+// confirms), its three files are in the Trash; Undo brings them back byte-identical. New token asks
+// through the same confirmation.
 
 const scoreboardPage = "<!doctype html><title>Scoreboard</title><script>webMcp.ready()</script><p>0 : 0"
 
@@ -144,6 +145,35 @@ func caseViewerSaveDeleteUndo(t *testing.T, p page, s *server) {
 	}
 	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "the app back in the tray",
 		`return [...document.querySelectorAll("#sqeh-actions .bubble")].some((b) => b.dataset.appId === "app_scoreboard");`)
+
+	// New token asks through the same confirmation, over the Settings dialog: Cancel keeps the token,
+	// the named button makes a new one.
+	var before, after struct {
+		Token string `json:"token"`
+	}
+	s.api(t, "GET", "/api/mcp", nil, &before)
+	for _, answer := range []string{"confirm-cancel", "confirm-ok"} {
+		eval(t, p, nil, `document.getElementById("open-settings").click();
+			for (let i = 0; i < 100 && !document.getElementById("mcp-token-rotate")?.isConnected; i++) await new Promise((r) => setTimeout(r, 50));
+			document.getElementById("mcp-token-rotate").click();`)
+		waitTrue(t, p, 5*time.Second, 50*time.Millisecond, "the New token confirmation",
+			`const d = document.getElementById("confirm-dialog"); return !!d && d.open && document.getElementById("settings-dialog").open && document.getElementById("confirm-ok").textContent === "Make New Token";`)
+		eval(t, p, nil, `document.getElementById(%s).click();`, js(answer))
+		if answer == "confirm-cancel" {
+			s.api(t, "GET", "/api/mcp", nil, &after)
+			if after.Token != before.Token { // "" while MCP has never been on: New token makes the first one
+				t.Fatalf("Cancel changed the token (%q → %q)", before.Token, after.Token)
+			}
+		}
+		eval(t, p, nil, `document.getElementById("settings-dialog").close();`)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.api(t, "GET", "/api/mcp", nil, &after); after.Token == before.Token; s.api(t, "GET", "/api/mcp", nil, &after) {
+		if time.Now().After(deadline) {
+			t.Fatal("Make New Token did not change the token")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 	// Leave the server as the other cases expect it.
 	var gone struct {
