@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/voicebox/voicebox/tests/mcpbench"
 )
 
 // TestBenchmarkRoundTrip measures, in headless Chromium against the real binary, the tool-call round trip
@@ -59,4 +62,22 @@ func TestBenchmarkRoundTrip(t *testing.T) {
 	t.Logf("(performance.now() is coarsened to 0.1 ms in a page that is not cross-origin isolated)")
 	t.Logf("ratio p50 round trip / floor: %.2f", r.Ratio)
 	t.Logf("launch to ready: n=%d p50=%.1f ms p99=%.1f ms", r.Launch.N, r.Launch.P50, r.Launch.P99)
+}
+
+// TestBenchmarkMCP measures the MCP door in `voicebox serve` with the room in headless Chromium: an app's
+// echo through `voicebox mcp` (stdio) beside the host verb list_mini_apps (the floor, in the same run), and
+// throughput with 100 calls in flight (tests/mcpbench). It runs only with VOICEBOX_BENCH=1:
+//
+//	VOICEBOX_BENCH=1 go test -tags desktop,production,webkit2_41 -run TestBenchmarkMCP -v ./tests/e2e
+func TestBenchmarkMCP(t *testing.T) {
+	if os.Getenv("VOICEBOX_BENCH") != "1" {
+		t.Skip("set VOICEBOX_BENCH=1 to run the MCP benchmark")
+	}
+	s := startMCPServe(t)
+	if err := os.WriteFile(filepath.Join(s.workspace, mcpbench.EchoFile), []byte(mcpbench.EchoApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := openChromium(t, s.url)
+	openRoom(t, p)
+	mcpbench.Report(t, "serve", s.bin, s.data)
 }
