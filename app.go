@@ -24,6 +24,7 @@ import (
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/frontend"
@@ -42,15 +43,11 @@ type App struct {
 
 // runDesktop opens the window and blocks until it closes.
 func runDesktop(cmd cli.Command) int {
-	h, err := openHost(cmd)
+	h, err := openHost(cmd, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
 	if err != nil {
 		return fail(err)
 	}
-	sandboxCtx, stopSandbox := context.WithCancel(context.Background())
-	defer stopSandbox()
-	if err := h.StartSandbox(sandboxCtx, "127.0.0.1", DesktopRoomOrigin); err != nil {
-		return fail(err)
-	}
+	defer h.Close()
 	cwd, _ := os.Getwd()
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
 	defer h.StopMCP() // removes the discovery file when the window closes
@@ -68,7 +65,7 @@ func runDesktop(cmd cli.Command) int {
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
 		Menu:             app.menu(),
 		OnStartup:        app.startup,
-		Bind:             []any{h.StoreService, h.DocumentService, room, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService},
+		Bind:             desktopBindings(h, room),
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId:               instanceID(h.Paths.Data),
@@ -88,6 +85,16 @@ func runDesktop(cmd cli.Command) int {
 
 // DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).
 const DesktopRoomOrigin = "wails://wails"
+
+// desktopBindings are the methods the window's room may call: the room's methods, which `voicebox serve`
+// serves by name too (host.RoomMethods), and the desktop's RoomService.
+func desktopBindings(h *host.Host, room *RoomService) []any { return append(h.RoomMethods(), room) }
+
+// desktopOnly are the RoomService methods with no twin in `voicebox serve`, where there is no window:
+// native dialogs, and the watchdog's record. Every other bound method must have one (bindings_test.go).
+var desktopOnly = map[string]bool{
+	"RoomService.OpenFolder": true, "RoomService.OpenFiles": true, "RoomService.Track": true, "RoomService.Recovery": true,
+}
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
 // a mini-app's HTML or any other document the room did not ship must never get the room's origin.
@@ -135,14 +142,32 @@ func (a *App) startup(ctx context.Context) {
 	go func() {
 		defer cancel()
 		for ev := range evs {
-			runtime.EventsEmit(ctx, ev.Name, ev.Data)
+			batch, _ := a.host.Bus.Gather(ev, evs, events.GatherWindow)
+			for _, ev := range batch {
+				runtime.EventsEmit(ctx, ev.Name, ev.Data)
+			}
 		}
 	}()
 	go func() { <-ctx.Done(); cancel() }()
+	go a.deliverRequests(ctx)
 	a.forwardVoiceAudio(ctx)
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { a.host.OpenFiles("", paths) })
 	if len(a.files) > 0 {
 		a.host.OpenFiles(a.cwd, a.files)
+	}
+}
+
+// deliverRequests is the desktop's half of the rooms' request channel (docs/sandbox.md, "Room ↔ Go"): each
+// batch of requests Go's registry queued goes to the window as one event, which every room page filters by
+// its id; the room answers with RegistryService.Reply. Nothing is dropped on the way: Wails queues each
+// event for the web view in order.
+func (a *App) deliverRequests(ctx context.Context) {
+	for {
+		batch, err := a.host.Registry.TakeAll(ctx)
+		if err != nil {
+			return
+		}
+		runtime.EventsEmit(ctx, registry.WindowRequests, batch)
 	}
 }
 
@@ -249,7 +274,7 @@ func (a *App) openFiles() ([]documents.Doc, error) {
 }
 
 func (a *App) roomConfig() services.RoomConfig {
-	cfg := services.RoomConfig{Mode: "desktop", Workspace: a.host.Store.Workspace(), BridgeOrigin: a.host.BridgeOrigin()}
+	cfg := services.NewRoomConfig("desktop", a.host.Store.Workspace(), a.host.BridgeOrigin())
 	a.guardConfig(&cfg)
 	return cfg
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/voicebox/voicebox/backend/cli"
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/frontend"
@@ -49,23 +50,31 @@ func main() {
 }
 
 // openHost resolves the folders from flags, environment and defaults, and opens the host on them.
-func openHost(cmd cli.Command) (*host.Host, error) {
+func openHost(cmd cli.Command, o host.Options) (*host.Host, error) {
 	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
 	if err != nil {
 		return nil, err
 	}
-	return host.New(paths)
+	return host.New(paths, o)
 }
+
+// serveTokenEnv names the environment variable that sets `voicebox serve`'s secret (else it is random).
+const serveTokenEnv = "VOICEBOX_SERVE_TOKEN"
 
 // serve runs the room for a browser until interrupted.
 func serve(cmd cli.Command) int {
-	h, err := openHost(cmd)
-	if err != nil {
-		return fail(err)
-	}
 	ln, err := host.Listen(cmd.Addr)
 	if err != nil {
 		return fail(err)
+	}
+	h, err := openHost(cmd, host.ServeOptions(ln))
+	if err != nil {
+		return fail(err)
+	}
+	defer h.Close()
+	secret := os.Getenv(serveTokenEnv)
+	if secret == "" {
+		secret = httpapi.NewSecret()
 	}
 	h.StartMCP(cmd.MCP, "serve", version)
 	defer h.StopMCP() // removes the discovery file
@@ -74,7 +83,7 @@ func serve(cmd cli.Command) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = h.Serve(ctx, ln, frontend.Room(), func(url string) {
+	err = h.Serve(ctx, ln, frontend.Room(), secret, func(url string) {
 		fmt.Printf("Voicebox room: %s\n", url)
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {

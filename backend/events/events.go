@@ -1,8 +1,14 @@
-// Package events fans out what the room must hear about (the store changed, a tool call for an app, a
-// notice) to every listener: the desktop forwards them as Wails events, `voicebox serve` as server-sent events.
+// Package events fans out the notices the room hears (the store changed, a status, a transcript line, an
+// activity line) to every listener: the desktop forwards them as Wails events, `voicebox serve` as
+// server-sent events. Notices are lossy and coalescing: a listener that falls behind loses some, and of
+// several state notices waiting, only the newest is delivered. Nothing that must arrive travels here: Go's
+// requests to a room have their own channel (backend/registry).
 package events
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Event is one message to the room. Data must marshal to JSON.
 type Event struct {
@@ -19,15 +25,30 @@ const (
 	WorkspaceChanged = "workspace:changed" // File › Open Folder picked another workspace; Data is the room config
 )
 
+// GatherWindow is how long a forwarder waits after a notice for more (Gather): a burst (a notice per tool
+// call under load) then travels as one write, and its state notices as one.
+const GatherWindow = 10 * time.Millisecond
+
 // Bus delivers every published event to every subscriber. A slow subscriber loses events rather than
 // blocking the publisher: each has a buffer, and what overflows it is dropped.
 type Bus struct {
-	mu   sync.Mutex
-	subs map[chan Event]struct{}
+	mu     sync.Mutex
+	subs   map[chan Event]struct{}
+	latest map[string]bool
 }
 
 // NewBus returns an empty bus.
-func NewBus() *Bus { return &Bus{subs: make(map[chan Event]struct{})} }
+func NewBus() *Bus { return &Bus{subs: make(map[chan Event]struct{}), latest: map[string]bool{}} }
+
+// Latest marks names as state notices: each says the whole state, so of several waiting only the newest
+// matters (Gather keeps it alone).
+func (b *Bus) Latest(names ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, n := range names {
+		b.latest[n] = true
+	}
+}
 
 // Subscribe returns a channel of events and a function that ends the subscription.
 func (b *Bus) Subscribe(buffer int) (<-chan Event, func()) {
@@ -55,6 +76,41 @@ func (b *Bus) Publish(name string, data any) {
 		select {
 		case ch <- ev:
 		default:
+		}
+	}
+}
+
+// Gather returns first with every event that reaches ch within window after it, in order, where a state
+// notice (Latest) keeps only its newest, in the place of its first. open is false once ch is closed.
+func (b *Bus) Gather(first Event, ch <-chan Event, window time.Duration) (batch []Event, open bool) {
+	batch = []Event{first}
+	at := map[string]int{}
+	b.mu.Lock()
+	if b.latest[first.Name] {
+		at[first.Name] = 0
+	}
+	b.mu.Unlock()
+	timer := time.NewTimer(window)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return batch, false
+			}
+			b.mu.Lock()
+			latest := b.latest[ev.Name]
+			b.mu.Unlock()
+			if i, seen := at[ev.Name]; seen {
+				batch[i] = ev
+				continue
+			}
+			if latest {
+				at[ev.Name] = len(batch)
+			}
+			batch = append(batch, ev)
+		case <-timer.C:
+			return batch, true
 		}
 	}
 }

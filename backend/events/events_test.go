@@ -1,6 +1,10 @@
 package events
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
 func TestBusDeliversToEverySubscriber(t *testing.T) {
 	b := NewBus()
@@ -33,5 +37,24 @@ func TestBusNeverBlocksOnASlowSubscriber(t *testing.T) {
 	}
 	if ev := <-ch; ev.Data != 0 {
 		t.Errorf("got %v, want the first event kept and the overflow dropped", ev.Data)
+	}
+}
+
+// A burst gathered for one write keeps every line in order and only the newest of each state notice, in
+// the place of its first.
+func TestGatherCoalescesStateNotices(t *testing.T) {
+	b := NewBus()
+	b.Latest("status")
+	ch, cancel := b.Subscribe(16)
+	for _, ev := range []Event{{"status", 1}, {"line", "a"}, {"status", 2}, {"line", "b"}, {"status", 3}} {
+		b.Publish(ev.Name, ev.Data)
+	}
+	cancel() // the burst stays readable; the closed channel ends Gather, not the clock
+	batch, open := b.Gather(<-ch, ch, time.Hour)
+	if open {
+		t.Error("Gather reported a closed subscription open")
+	}
+	if got := fmt.Sprint(batch); got != "[{status 3} {line a} {line b}]" {
+		t.Errorf("gathered %s, want [{status 3} {line a} {line b}]", got)
 	}
 }

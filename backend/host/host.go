@@ -1,6 +1,7 @@
-// Package host assembles one running Voicebox from its parts (store, opened documents, event bus and the
-// services the room calls). The desktop (app.go) and `voicebox serve` (Serve) both start from a Host, so
-// they behave the same; only the door to the room differs.
+// Package host assembles one running Voicebox from its parts (store, opened documents, event bus, the
+// mini-apps' asset server and the services the room calls), each built once in New. The desktop (app.go)
+// and `voicebox serve` (Serve) both start from a Host, so they behave the same; only the door to the room
+// differs.
 package host
 
 import (
@@ -35,7 +36,7 @@ type Host struct {
 	Registry *registry.Registry
 	// Exposed names the open apps' tools for both of those doors, so a tool has one name whoever calls it.
 	Exposed *exposed.Table
-	// Sandbox is the mini-apps' asset server (nil until StartSandbox).
+	// Sandbox is the mini-apps' asset server: listening from New, answering from Start.
 	Sandbox         *sandbox.Server
 	RegistryService *services.RegistryService
 	SandboxService  *services.SandboxService
@@ -52,8 +53,17 @@ type Host struct {
 	SettingsService *services.SettingsService
 }
 
-// New prepares the folders (created on first run) and scans the store once.
-func New(p config.Paths) (*Host, error) {
+// Options say where the mini-apps' asset server listens and which room page may frame it.
+type Options struct {
+	// SandboxHost is the bridge's host name: "127.0.0.1" beside the desktop's wails://wails, the other
+	// loopback name than the room's beside a room served over HTTP (a different site: ServeOptions).
+	SandboxHost string
+	RoomOrigin  string
+}
+
+// New prepares the folders (created on first run), scans the store once, opens the asset server and
+// builds every service the room calls. Close releases what Start did not start.
+func New(p config.Paths, o Options) (*Host, error) {
 	if err := p.Prepare(); err != nil {
 		return nil, err
 	}
@@ -61,13 +71,23 @@ func New(p config.Paths) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the store: %w", err)
 	}
-	docs := documents.NewTable()
-	bus := events.NewBus()
-	reg := registry.New(bus)
 	prefs, err := settings.Open(p.Data)
 	if err != nil {
 		return nil, err
 	}
+	// The CDN hosts an app may load from are read from the one settings store at every launch, so a change
+	// in Settings applies to the next app opened.
+	sb, err := sandbox.Listen(sandbox.Options{Hostname: o.SandboxHost, RoomOrigin: o.RoomOrigin, CDNHosts: func() []string {
+		return prefs.Get().CDNHostList()
+	}})
+	if err != nil {
+		return nil, err
+	}
+	docs := documents.NewTable()
+	bus := events.NewBus()
+	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
+	bus.Latest(events.StoreChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
+	reg := registry.New(bus)
 	h := &Host{
 		Settings:        prefs,
 		Paths:           p,
@@ -78,19 +98,33 @@ func New(p config.Paths) (*Host, error) {
 		DocumentService: services.NewDocumentService(docs),
 		Registry:        reg,
 		Exposed:         exposed.New(reg),
-		RegistryService: services.NewRegistryService(reg, nil),
-		SandboxService:  services.NewSandboxService(nil, st, docs),
+		Sandbox:         sb,
+		RegistryService: services.NewRegistryService(reg, sb),
+		SandboxService:  services.NewSandboxService(sb, st, docs),
 	}
 	h.initMCP()
 	h.initVoice()
 	return h, nil
 }
 
-// Start watches the store and tells the room whenever the list changes. It returns once watching.
+// RoomMethods are the services the room calls, the one list both doors serve: the desktop binds them
+// (with its own RoomService of dialogs), `voicebox serve` serves them by name (httpapi.CallPrefix).
+func (h *Host) RoomMethods() []any {
+	return []any{h.StoreService, h.DocumentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService}
+}
+
+// Start serves the asset server, watches the store and tells the room whenever the list changes, until
+// ctx ends. It returns once watching.
 func (h *Host) Start(ctx context.Context) error {
 	if err := h.Store.Watch(ctx); err != nil {
 		return fmt.Errorf("watch the store: %w", err)
 	}
+	go func() {
+		if err := h.Sandbox.Serve(); err != nil {
+			log.Printf("sandbox: %v", err)
+		}
+	}()
+	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
 	changes, cancel := h.Store.Subscribe()
 	go func() {
@@ -125,41 +159,8 @@ func (h *Host) OpenFiles(dir string, paths []string) []documents.Doc {
 	return docs
 }
 
-// StartSandbox opens the mini-apps' asset server for a room at roomOrigin, on hostname ("127.0.0.1" beside
-// the desktop's wails://wails, "localhost" beside a room served on 127.0.0.1: a different site), and points
-// the room's services at it. It serves until ctx ends. The CDN hosts an app may load from are read from the
-// Host's one settings store at every launch, so a change in Settings applies to the next app opened.
-func (h *Host) StartSandbox(ctx context.Context, hostname, roomOrigin string) error {
-	prefs := h.Settings
-	sb, err := sandbox.Listen(sandbox.Options{
-		Hostname:   hostname,
-		RoomOrigin: roomOrigin,
-		CDNHosts: func() []string {
-			if prefs == nil {
-				return append([]string(nil), settings.DefaultCDNHosts...)
-			}
-			return prefs.Get().CDNHostList()
-		},
-	})
-	if err != nil {
-		return err
-	}
-	go func() {
-		if err := sb.Serve(); err != nil {
-			log.Printf("sandbox: %v", err)
-		}
-	}()
-	go func() { <-ctx.Done(); sb.Close() }()
-	h.Sandbox = sb
-	h.RegistryService = services.NewRegistryService(h.Registry, sb)
-	h.SandboxService = services.NewSandboxService(sb, h.Store, h.Documents)
-	return nil
-}
+// BridgeOrigin is the sandbox's origin.
+func (h *Host) BridgeOrigin() string { return h.Sandbox.Origin() }
 
-// BridgeOrigin is the sandbox's origin ("" before StartSandbox).
-func (h *Host) BridgeOrigin() string {
-	if h.Sandbox == nil {
-		return ""
-	}
-	return h.Sandbox.Origin()
-}
+// Close stops the asset server (Start stops it too, when its context ends).
+func (h *Host) Close() { h.Sandbox.Close() }

@@ -3,9 +3,11 @@ package host
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/settings"
 )
@@ -16,7 +18,7 @@ func TestSandboxFollowsTheSharedSettings(t *testing.T) {
 	h := newTestHost(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := h.StartSandbox(ctx, "127.0.0.1", "http://127.0.0.1:1"); err != nil {
+	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	csp := func() string {
@@ -44,4 +46,39 @@ func TestSandboxFollowsTheSharedSettings(t *testing.T) {
 	if got := csp(); !strings.Contains(got, "https://cdn.example.com") || strings.Contains(got, settings.DefaultCDNHosts[0]) {
 		t.Fatalf("the sandbox did not follow Settings: %q", got)
 	}
+}
+
+// Every method the room may call in `voicebox serve` answers by name over HTTP: given one argument too many,
+// each refuses it as a bound method does (400 bad-request naming its count), none is missing (404).
+func TestServeAnswersEveryMethod(t *testing.T) {
+	h := newTestHost(t)
+	srv := serveRoom(t, h)
+	names, err := httpapi.Methods(h.ServeMethods())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 30 {
+		t.Fatalf("only %d methods: %v", len(names), names)
+	}
+	for _, name := range names {
+		svc, m, _ := strings.Cut(name, ".")
+		fn, ok := reflect.TypeOf(methodsOf(h, svc)).MethodByName(m)
+		if !ok {
+			t.Fatalf("%s: no such method", name)
+		}
+		args := "[" + strings.TrimSuffix(strings.Repeat("null,", fn.Type.NumIn()), ",") + "]" // the receiver counts: one too many
+		code, body := do(t, srv, name, args)
+		if code != 400 || body["error"] != "bad-request" || !strings.Contains(body["message"].(string), "arguments") {
+			t.Errorf("%s: %d %v, want 400 bad-request about the arguments", name, code, body)
+		}
+	}
+}
+
+func methodsOf(h *Host, service string) any {
+	for _, s := range h.ServeMethods() {
+		if reflect.TypeOf(s).Elem().Name() == service {
+			return s
+		}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,41 +30,59 @@ func newTestHost(t *testing.T) *Host {
 	if err := os.WriteFile(filepath.Join(p.Workspace, "board.html"), []byte("<!doctype html><title>Board</title>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(p)
+	h, err := New(p, Options{SandboxHost: "127.0.0.1", RoomOrigin: "http://127.0.0.1:1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.StopMCP)
+	t.Cleanup(h.Close)
 	return h
 }
 
-func do(t *testing.T, mux *http.ServeMux, method, path, body string) (int, map[string]any) {
+const testSecret = "host-test-secret"
+
+// serveRoom is the Host's room over real HTTP, as `voicebox serve` serves it (room files are not needed).
+func serveRoom(t *testing.T, h *Host) *httptest.Server {
 	t.Helper()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	var err error
+	if handler, err = h.Handler(strings.TrimPrefix(srv.URL, "http://"), testSecret, fstest.MapFS{}); err != nil {
+		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	mux.ServeHTTP(rec, req)
-	var out map[string]any
-	_ = json.Unmarshal(rec.Body.Bytes(), &out)
-	return rec.Code, out
+	return srv
 }
 
-func TestMCPRoutesAndSwitch(t *testing.T) {
+// do calls a room method by name (POST /api/call/<name> with its argument array) with the secret.
+func do(t *testing.T, srv *httptest.Server, name, args string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", srv.URL+httpapi.CallPrefix+name, strings.NewReader(args))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testSecret)
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+func TestMCPMethodsAndSwitch(t *testing.T) {
 	h := newTestHost(t)
 	h.StartMCP(false, "serve", "test")
-	mux := http.NewServeMux()
-	httpapi.MCPRoutes(h.MCPService)(mux)
+	srv := serveRoom(t, h)
 
-	code, st := do(t, mux, "GET", "/api/mcp", "")
+	code, st := do(t, srv, "MCPService.Status", `[]`)
 	if code != 200 || st["enabled"] != false || st["running"] != false {
 		t.Fatalf("off by default: %d %v", code, st)
 	}
-	if code, _ := do(t, mux, "POST", "/api/mcp", `{"on":true}`); code != 400 {
-		t.Fatalf("a body without enabled: %d", code)
+	if code, _ := do(t, srv, "MCPService.SetEnabled", `[]`); code != 400 {
+		t.Fatalf("no argument: %d", code)
 	}
-	code, st = do(t, mux, "POST", "/api/mcp", `{"enabled":true}`)
+	code, st = do(t, srv, "MCPService.SetEnabled", `[true]`)
 	if code != 200 || st["running"] != true || !strings.HasPrefix(st["url"].(string), "http://127.0.0.1:") {
 		t.Fatalf("switch on: %d %v", code, st)
 	}
@@ -74,12 +93,21 @@ func TestMCPRoutesAndSwitch(t *testing.T) {
 	if !h.Settings.Get().MCPEnabled {
 		t.Fatal("the switch was not saved in the shared settings")
 	}
-	code, cfg := do(t, mux, "GET", "/api/mcp/config", "")
-	if code != 200 || !strings.Contains(cfg["config"].(string), `"mcpServers"`) || !strings.Contains(cfg["config"].(string), st["url"].(string)) {
-		t.Fatalf("client config: %d %v", code, cfg)
+	req, _ := http.NewRequest("POST", srv.URL+httpapi.CallPrefix+"MCPService.ClientConfig", strings.NewReader(`[]`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testSecret)
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg string
+	_ = json.NewDecoder(res.Body).Decode(&cfg)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(cfg, `"mcpServers"`) || !strings.Contains(cfg, st["url"].(string)) {
+		t.Fatalf("client config: %d %v", res.StatusCode, cfg)
 	}
 	old := st["token"]
-	code, st = do(t, mux, "POST", "/api/mcp/token", `{}`)
+	code, st = do(t, srv, "MCPService.RotateToken", `[]`)
 	if code != 200 || st["token"] == old || st["running"] != true {
 		t.Fatalf("rotate: %d %v", code, st)
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/voicebox/voicebox/backend/services"
 )
 
-// ErrNotLoopback refuses an address a second machine could reach: the room has no login.
+// ErrNotLoopback refuses an address a second machine could reach: the room's only login is its secret, and
+// it travels in plain HTTP.
 var ErrNotLoopback = errors.New("serve: --addr must be a loopback address (127.0.0.1, ::1 or localhost)")
 
 // Listen opens the room's port. Port 0 picks a free one.
@@ -29,43 +30,63 @@ func Listen(addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// Serve runs the room over HTTP on ln until ctx ends. ready, if set, is called with the room's URL once
-// the store is watched and the port answers.
-func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, ready func(url string)) error {
-	if err := h.Start(ctx); err != nil {
-		return err
-	}
+// ServeOptions are the Options of a Host whose room is served on ln: the sandbox gets a different site
+// than the room (127.0.0.1 ↔ localhost), so the browser runs it in its own process and a busy app cannot
+// freeze the room.
+func ServeOptions(ln net.Listener) Options {
 	hostPort := ln.Addr().String()
-	// The sandbox gets a different site than the room (127.0.0.1 ↔ localhost), so the browser runs it in
-	// its own process: a busy app cannot freeze the room.
 	bridgeHost := "localhost"
 	if name, _, _ := net.SplitHostPort(hostPort); name == "localhost" {
 		bridgeHost = "127.0.0.1"
 	}
-	if err := h.StartSandbox(ctx, bridgeHost, httpapi.Origin(hostPort)); err != nil {
+	return Options{SandboxHost: bridgeHost, RoomOrigin: httpapi.Origin(hostPort)}
+}
+
+// RoomService is the room's own configuration in `voicebox serve` (the desktop binds its own RoomService,
+// which adds the native dialogs and the watchdog's reports).
+type RoomService struct{ h *Host }
+
+// Config tells the room where it runs.
+func (r *RoomService) Config() (services.RoomConfig, error) {
+	cfg := services.NewRoomConfig("serve", r.h.Store.Workspace(), r.h.BridgeOrigin())
+	cfg.Guard = true // the browser isolates the sandbox's site in its own process
+	return cfg, nil
+}
+
+// ServeMethods are what `voicebox serve` serves by name: the room's methods and its RoomService.
+func (h *Host) ServeMethods() []any { return append(h.RoomMethods(), &RoomService{h}) }
+
+// Handler is the room over HTTP for a Host whose room is served at hostPort, behind the door and secret.
+func (h *Host) Handler(hostPort, secret string, room fs.FS) (http.Handler, error) {
+	return httpapi.New(httpapi.Options{
+		Host:     hostPort,
+		Secret:   secret,
+		Room:     room,
+		RoomCSP:  RoomCSP(h.BridgeOrigin()),
+		Bus:      h.Bus,
+		Services: h.ServeMethods(),
+		Registry: h.RegistryService,
+		Voice:    h.Voice,
+	})
+}
+
+// Serve runs the room over HTTP on ln until ctx ends; every /api route requires secret (httpapi: auth.go).
+// ready, if set, is called with the room's URL, the secret included, once the store is watched and the
+// port answers.
+func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, secret string, ready func(url string)) error {
+	if err := h.Start(ctx); err != nil {
 		return err
 	}
-	handler := httpapi.New(httpapi.Options{
-		Host:  hostPort,
-		Room:  room,
-		Store: h.StoreService,
-		Bus:   h.Bus,
-		Config: func() services.RoomConfig {
-			return services.RoomConfig{Mode: "serve", Workspace: h.Store.Workspace(), Guard: true, BridgeOrigin: h.BridgeOrigin()}
-		},
-		RoomCSP:  RoomCSP(h.BridgeOrigin()),
-		Registry: h.RegistryService,
-		Sandbox:  h.SandboxService,
-		Extra: func(mux *http.ServeMux) {
-			httpapi.MCPRoutes(h.MCPService)(mux)
-			httpapi.SessionRoutes(hostPort, h.SessionService, h.SettingsService)(mux)
-		},
-	})
+	hostPort := ln.Addr().String()
+	handler, err := h.Handler(hostPort, secret, room)
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
-		ready(httpapi.Origin(hostPort) + "/")
+		ready(httpapi.RoomURL(hostPort, secret))
 	}
 	select {
 	case err := <-errc:

@@ -1,18 +1,16 @@
-// Package httpapi serves the room and its API to a browser (`voicebox serve`). Every request passes one
-// JSON door first: loopback Host only (no DNS rebinding), no foreign Origin (a sandboxed app's blind
-// no-cors POST carries Origin: null and is refused before it can change anything), JSON bodies only,
-// and a body limit.
+// Package httpapi serves the room and its API to a browser (`voicebox serve`): the room's files, every
+// bound method by name (calls.go), the room's request channel (channel.go), the event stream and the
+// audio socket. Every request passes one JSON door first: loopback Host only (no DNS rebinding), no
+// foreign Origin (a sandboxed app's blind no-cors POST carries Origin: null and is refused before it can
+// change anything), the run's secret on every /api route (auth.go), JSON bodies only, and a body limit.
 package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
-
-	"github.com/voicebox/voicebox/backend/services"
+	"strings"
 )
 
 // MaxBody is the shared door's body limit: room for any mini-app's HTML.
@@ -32,6 +30,7 @@ const (
 type door struct {
 	host   string // the bound host:port, exactly as a browser sends it
 	origin string // the room's own origin, http://host:port
+	auth   *auth
 	next   http.Handler
 }
 
@@ -49,6 +48,14 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, CodeForbiddenOrigin, "cross-site requests may not call the room's API")
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		if !d.auth.allowed(r) {
+			unauthorized(w)
+			return
+		}
+	} else if d.auth.trade(w, r) {
+		return
+	}
 	if hasBody(r) {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
@@ -63,88 +70,6 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func hasBody(r *http.Request) bool {
 	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
-}
-
-// readJSON decodes a bounded JSON body into v. Over the limit it answers overStatus with body-too-large.
-func readJSON(w http.ResponseWriter, r *http.Request, limit int64, overStatus int, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, overStatus, CodeBodyTooLarge, fmt.Sprintf("request body over %d bytes", limit))
-			return false
-		}
-		writeError(w, http.StatusBadRequest, CodeBadJSON, err.Error())
-		return false
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadJSON, err.Error())
-		return false
-	}
-	return true
-}
-
-// post is a route that decodes a JSON body of at most limit bytes (over it: 413) into a Req, calls do and
-// replies with what it returns.
-func post[Req, Res any](limit int64, do func(Req) (Res, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var req Req
-		if readJSON(w, r, limit, http.StatusRequestEntityTooLarge, &req) {
-			v, err := do(req)
-			reply(w, v, err)
-		}
-	}
-}
-
-// run is a route that reads nothing from the request and replies with what do returns.
-func run[Res any](do func() (Res, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		v, err := do()
-		reply(w, v, err)
-	}
-}
-
-// ok is the answer of a call that returns nothing.
-func ok() map[string]bool { return map[string]bool{"ok": true} }
-
-// okOr answers {"ok":true}, or err.
-func okOr(err error) (map[string]bool, error) { return ok(), err }
-
-// reply answers v, or err as services.Describe says (status and {"error","message",…}).
-func reply(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		status, body := services.Describe(err)
-		writeJSON(w, status, body)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
-}
-
-// method is one method's handler on a path that answers several (see byMethod).
-type method struct {
-	name string
-	h    http.HandlerFunc
-}
-
-// byMethod serves path with a handler per method; any other method is answered 405 (JSON, with Allow).
-func byMethod(path string, ms ...method) http.HandlerFunc {
-	allow := ""
-	for i, m := range ms {
-		if i > 0 {
-			allow += ", "
-		}
-		allow += m.name
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		for _, m := range ms {
-			if r.Method == m.name {
-				m.h(w, r)
-				return
-			}
-		}
-		w.Header().Set("Allow", allow)
-		writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" is not allowed on "+path)
-	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -35,16 +35,30 @@ func openStore(t *testing.T, files map[string]string) (st *store.Store, workspac
 	return st, workspace, data
 }
 
+// testSecret is the fixtures' run secret; send presents it unless told otherwise.
+const testSecret = "test-secret-0123456789abcdef"
+
 // serve runs New(options(host)) on a real HTTP server until the test ends. options gets the bound
-// host:port, which the door checks every request against.
+// host:port, which the door checks every request against; the secret is testSecret.
 func serve(t *testing.T, options func(host string) Options) (srv *httptest.Server, host string) {
 	t.Helper()
 	var handler http.Handler
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	host = strings.TrimPrefix(srv.URL, "http://")
-	handler = New(options(host))
+	o := options(host)
+	o.Secret = testSecret
+	h, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler = h
 	return srv, host
+}
+
+// callTo is a call to a bound method by name with its arguments (a JSON array).
+func callTo(name, args string) call {
+	return call{method: "POST", path: CallPrefix + name, body: args}
 }
 
 func write(t *testing.T, path, content string) {
@@ -58,7 +72,7 @@ func write(t *testing.T, path, content string) {
 }
 
 // call is one request: a body is sent as ctype (application/json unless said); a "Host" header sets the
-// request's Host.
+// request's Host; the secret goes as a bearer token unless header sets "Authorization" ("" sends none).
 type call struct {
 	method, path, body, ctype string
 	header                    map[string]string
@@ -83,12 +97,16 @@ func send(t *testing.T, srv *httptest.Server, c call) (int, map[string]any, []by
 		}
 		req.Header.Set("Content-Type", ct)
 	}
+	req.Header.Set("Authorization", "Bearer "+testSecret)
 	for k, v := range c.header {
-		if k == "Host" {
+		switch {
+		case k == "Host":
 			req.Host = v
-			continue
+		case v == "":
+			req.Header.Del(k)
+		default:
+			req.Header.Set(k, v)
 		}
-		req.Header.Set(k, v)
 	}
 	res, err := srv.Client().Do(req)
 	if err != nil {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,28 +21,24 @@ type fixture struct {
 	host      string
 }
 
+// RoomService is the configuration method every room has (host.RoomService in `voicebox serve`).
+type RoomService struct{ workspace string }
+
+func (r *RoomService) Config() (services.RoomConfig, error) {
+	return services.NewRoomConfig("serve", r.workspace, ""), nil
+}
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	st, workspace, data := openStore(t, map[string]string{"notes.txt": "not html"})
 	f := &fixture{workspace: workspace, data: data}
 	f.srv, f.host = serve(t, func(host string) Options {
 		return Options{
-			Host:  host,
-			Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
-			Store: services.NewStoreService(st, nil),
-			Bus:   events.NewBus(),
-			Config: func() services.RoomConfig {
-				return services.RoomConfig{Mode: "serve", Workspace: f.workspace, Guard: true}
-			},
-			Extra: func(mux *http.ServeMux) {
-				mux.HandleFunc("POST /api/echo", func(w http.ResponseWriter, r *http.Request) {
-					var v map[string]any
-					if readJSON(w, r, 64<<10, http.StatusBadRequest, &v) {
-						writeJSON(w, http.StatusOK, v)
-					}
-				})
-			},
-			RoomCSP: "default-src 'self'",
+			Host:     host,
+			Room:     fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
+			Bus:      events.NewBus(),
+			Services: []any{services.NewStoreService(st, nil), &RoomService{workspace}},
+			RoomCSP:  "default-src 'self'",
 		}
 	})
 	return f
@@ -83,10 +78,11 @@ func sameTree(a, b map[string]string) bool {
 	return true
 }
 
-func TestRoutes(t *testing.T) {
+// Every bound method answers by name with its argument array, as the desktop's bindings do.
+func TestCallsByName(t *testing.T) {
 	f := newFixture(t)
 
-	status, body := f.do(t, call{method: "GET", path: "/api/mini-apps"})
+	status, body := f.do(t, callTo("StoreService.List", `[]`))
 	apps, _ := body["apps"].([]any)
 	if status != 200 || len(apps) != 1 {
 		t.Fatalf("list: got %d %v, want 200 and one page", status, body)
@@ -95,32 +91,30 @@ func TestRoutes(t *testing.T) {
 	if page["kind"] != "page" || page["appId"] != "page_calc" || page["html"] != nil {
 		t.Fatalf("list entry = %v, want page_calc of kind page without html", page)
 	}
-
-	status, body = f.do(t, call{method: "GET", path: "/api/mini-apps?ref=Calculator"})
+	status, body = f.do(t, callTo("StoreService.Get", `["Calculator"]`))
 	if status != 200 || !strings.Contains(body["html"].(string), "1+1") {
 		t.Fatalf("get by title: got %d %v, want the page with its html", status, body)
 	}
-	status, body = f.do(t, call{method: "GET", path: "/api/mini-apps?ref=nothing"})
+	status, body = f.do(t, callTo("StoreService.Get", `["nothing"]`))
 	if status != 404 || body["error"] != "mini-app-not-found" {
 		t.Fatalf("get unknown: got %d %v, want 404 mini-app-not-found", status, body)
 	}
-
-	status, body = f.do(t, call{method: "GET", path: "/api/file?path=calc.html"})
+	status, body = f.do(t, callTo("StoreService.ReadFile", `["calc.html"]`))
 	if status != 200 || !strings.Contains(body["content"].(string), "Calculator") {
 		t.Fatalf("file: got %d %v", status, body)
 	}
-	status, body = f.do(t, call{method: "GET", path: "/api/file?path=" + url.QueryEscape("../etc/passwd")})
+	status, body = f.do(t, callTo("StoreService.ReadFile", `["../etc/passwd"]`))
 	if status != 400 || body["error"] != "path-outside-root" {
 		t.Fatalf("file outside: got %d %v, want 400 path-outside-root", status, body)
 	}
 
 	// Save promotes the page; saving raw HTML under the same name is refused with the owner named.
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps", body: `{"ref":"calc.html"}`})
+	status, body = f.do(t, callTo("StoreService.Save", `[{"ref":"calc.html"}]`))
 	if status != 200 || body["appId"] != "app_calc" || body["kind"] != "app" {
 		t.Fatalf("save: got %d %v, want app_calc", status, body)
 	}
 	before := f.snapshot(t)
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps", body: `{"name":"calc","html":"<title>other</title>"}`})
+	status, body = f.do(t, callTo("StoreService.Save", `[{"name":"calc","html":"<title>other</title>"}]`))
 	owner, _ := body["app"].(map[string]any)
 	if status != 409 || body["error"] != "mini-app-name-taken" || owner["appId"] != "app_calc" {
 		t.Fatalf("save taken: got %d %v, want 409 naming app_calc", status, body)
@@ -128,32 +122,44 @@ func TestRoutes(t *testing.T) {
 	if !sameTree(before, f.snapshot(t)) {
 		t.Fatal("a refused save changed files on disk")
 	}
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps", body: `{"ref":"calc.html","name":"x"}`})
+	status, body = f.do(t, callTo("StoreService.Save", `[{"ref":"calc.html","name":"x"}]`))
 	if status != 400 || body["error"] != "bad-request" {
 		t.Fatalf("save with two targets: got %d %v, want 400 bad-request", status, body)
 	}
-
-	status, body = f.do(t, call{method: "DELETE", path: "/api/mini-apps?id=app_nope"})
+	status, body = f.do(t, callTo("StoreService.Delete", `["app_nope"]`))
 	if status != 404 || body["error"] != "mini-app-not-found" {
 		t.Fatalf("delete unknown: got %d %v, want 404", status, body)
 	}
-	status, body = f.do(t, call{method: "DELETE", path: "/api/mini-apps?id=app_calc"})
+	status, body = f.do(t, callTo("StoreService.Delete", `["app_calc"]`))
 	removed, _ := body["removed"].([]any)
 	if status != 200 || len(removed) == 0 {
 		t.Fatalf("delete: got %d %v, want the removed paths", status, body)
 	}
-
-	status, body = f.do(t, call{method: "PUT", path: "/api/mini-apps", body: `{}`})
-	if status != 405 || body["error"] != CodeMethod {
-		t.Fatalf("PUT: got %d %v, want 405", status, body)
-	}
-	status, body = f.do(t, call{method: "GET", path: "/api/config"})
-	if status != 200 || body["mode"] != "serve" {
+	status, body = f.do(t, callTo("RoomService.Config", `[]`))
+	if limits, _ := body["limits"].(map[string]any); status != 200 || body["mode"] != "serve" || limits["callTimeoutMs"] != float64(5000) || limits["launchTimeoutMs"] != float64(15000) {
 		t.Fatalf("config: got %d %v", status, body)
 	}
-	status, body = f.do(t, call{method: "GET", path: "/api/nothing"})
-	if status != 404 || body["error"] != "not-found" {
-		t.Fatalf("unknown route: got %d %v, want 404 JSON", status, body)
+
+	// Arguments as Wails takes them: exactly one JSON value per parameter, of its type.
+	for _, c := range []struct {
+		c      call
+		status int
+		code   string
+	}{
+		{callTo("StoreService.Get", `[]`), 400, services.CodeBadRequest},
+		{callTo("StoreService.Get", `["a","b"]`), 400, services.CodeBadRequest},
+		{callTo("StoreService.Get", `[{"ref":"calc"}]`), 400, services.CodeBadRequest},
+		{callTo("StoreService.Get", `{"ref":"calc"}`), 400, CodeBadJSON},
+		{callTo("StoreService.Nothing", `[]`), 404, "not-found"},
+		{callTo("storeService.List", `[]`), 404, "not-found"},
+		{call{method: "GET", path: CallPrefix + "StoreService.List"}, 405, CodeMethod},
+		{call{method: "GET", path: "/api/nothing"}, 404, "not-found"},
+		{call{method: "GET", path: "/api/mini-apps"}, 404, "not-found"}, // the old hand-written routes are gone
+	} {
+		status, body := f.do(t, c.c)
+		if status != c.status || body["error"] != c.code {
+			t.Errorf("%s %s: got %d %v, want %d %s", c.c.method, c.c.path, status, body, c.status, c.code)
+		}
 	}
 }
 
@@ -180,25 +186,28 @@ func TestRoomPageHeaders(t *testing.T) {
 
 func TestDoorRefusals(t *testing.T) {
 	f := newFixture(t)
-	big := `{"name":"big","html":"` + strings.Repeat("a", MaxBody) + `"}`
+	save := callTo("StoreService.Save", `[{"name":"x","html":"y"}]`)
+	with := func(c call, ctype string, hdr map[string]string) call {
+		c.ctype, c.header = ctype, hdr
+		return c
+	}
+	big := callTo("StoreService.Save", `[{"name":"big","html":"`+strings.Repeat("a", MaxBody)+`"}]`)
 	tests := []struct {
 		name   string
 		c      call
 		status int
 		code   string
 	}{
-		{"foreign Origin", call{method: "POST", path: "/api/mini-apps", body: `{"name":"x","html":"y"}`,
-			header: map[string]string{"Origin": "http://evil.example"}}, 403, CodeForbiddenOrigin},
-		{"sandboxed app's Origin null", call{method: "POST", path: "/api/mini-apps", body: `{"name":"x","html":"y"}`,
-			ctype: "text/plain", header: map[string]string{"Origin": "null"}}, 403, CodeForbiddenOrigin},
-		{"Origin null on a GET", call{method: "GET", path: "/api/mini-apps", header: map[string]string{"Origin": "null"}}, 403, CodeForbiddenOrigin},
-		{"cross-site fetch metadata", call{method: "GET", path: "/api/mini-apps?ref=calc", header: map[string]string{"Sec-Fetch-Site": "cross-site"}}, 403, CodeForbiddenOrigin},
-		{"rebinding Host", call{method: "GET", path: "/api/mini-apps", header: map[string]string{"Host": "attacker.example:80"}}, 403, CodeForbiddenHost},
-		{"text/plain body", call{method: "POST", path: "/api/mini-apps", body: `{"name":"x","html":"y"}`, ctype: "text/plain"}, 415, CodeUnsupportedType},
-		{"form body", call{method: "POST", path: "/api/mini-apps", body: `name=x`, ctype: "application/x-www-form-urlencoded"}, 415, CodeUnsupportedType},
-		{"over the shared limit", call{method: "POST", path: "/api/mini-apps", body: big}, 413, CodeBodyTooLarge},
-		{"a route with its own limit", call{method: "POST", path: "/api/echo", body: `{"a":"` + strings.Repeat("a", 64<<10) + `"}`}, 400, CodeBodyTooLarge},
-		{"not JSON", call{method: "POST", path: "/api/mini-apps", body: `{`}, 400, CodeBadJSON},
+		{"foreign Origin", with(save, "", map[string]string{"Origin": "http://evil.example"}), 403, CodeForbiddenOrigin},
+		{"sandboxed app's Origin null", with(save, "text/plain", map[string]string{"Origin": "null"}), 403, CodeForbiddenOrigin},
+		{"Origin null without a body", with(callTo("StoreService.List", ""), "", map[string]string{"Origin": "null"}), 403, CodeForbiddenOrigin},
+		{"cross-site fetch metadata", with(callTo("StoreService.List", `[]`), "", map[string]string{"Sec-Fetch-Site": "cross-site"}), 403, CodeForbiddenOrigin},
+		{"rebinding Host", with(callTo("StoreService.List", `[]`), "", map[string]string{"Host": "attacker.example:80"}), 403, CodeForbiddenHost},
+		{"no secret", with(save, "", map[string]string{"Authorization": ""}), 401, CodeUnauthorized},
+		{"text/plain body", with(save, "text/plain", nil), 415, CodeUnsupportedType},
+		{"form body", with(callTo("StoreService.Save", `name=x`), "application/x-www-form-urlencoded", nil), 415, CodeUnsupportedType},
+		{"over the shared limit", big, 413, CodeBodyTooLarge},
+		{"not JSON", callTo("StoreService.Save", `[`), 400, CodeBadJSON},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,7 +225,7 @@ func TestDoorRefusals(t *testing.T) {
 		})
 	}
 	// The room's own origin passes.
-	status, _ := f.do(t, call{method: "GET", path: "/api/mini-apps", header: map[string]string{"Origin": Origin(f.host)}})
+	status, _ := f.do(t, with(callTo("StoreService.List", `[]`), "", map[string]string{"Origin": Origin(f.host)}))
 	if status != 200 {
 		t.Fatalf("own origin: got %d, want 200", status)
 	}

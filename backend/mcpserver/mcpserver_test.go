@@ -41,7 +41,7 @@ func scoreboard() registrytest.App {
 // title or file name; any other reference is refused) and the scoreboard open.
 func newRoom(t *testing.T, bus *events.Bus, reg *registry.Registry, open registrytest.App) *registrytest.Room {
 	t.Helper()
-	room := registrytest.NewRoom(bus, reg, registrytest.App{AppID: "app_timer", Title: "Timer", Slug: "timer", Tools: []string{timerTool}})
+	room := registrytest.NewRoom(reg, registrytest.App{AppID: "app_timer", Title: "Timer", Slug: "timer", Tools: []string{timerTool}})
 	t.Cleanup(room.Stop)
 	openInRoom(t, room, open)
 	return room

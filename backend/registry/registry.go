@@ -1,14 +1,13 @@
 // Package registry is the Go side of the room's MiniAppRegistry. The room reports each open app's tools
 // here (validated again: Go is the authority); callers outside the room (the live voice session, MCP
 // clients) list those tools and call them here. A call is checked against the tool's declared schema before
-// anything is dispatched, then sent to the room that owns the app, and bounded by the same 5,000 ms and
-// 64 KiB the bridge enforces, so a room that misbehaves cannot hang or flood a caller either.
+// anything is dispatched, then sent to the room that owns the app on that room's request channel
+// (channel.go), and bounded by the same 5,000 ms and 64 KiB the bridge enforces: the registry is the one
+// place that times and checks what Go's callers get, so a room that misbehaves cannot hang or flood them.
 package registry
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,9 +19,8 @@ import (
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
-// Event names on the bus.
+// Event names on the bus (notices: a lost one is harmless, the room re-reads or logs).
 const (
-	EventRequest  = "registry:request" // Go asks a room to call, launch or close; the room answers with Reply
 	EventChanged  = "registry:changed" // the set of open apps or their tools changed
 	EventActivity = "activity"         // a caller outside the room called something
 )
@@ -32,15 +30,18 @@ const (
 	OpCall   = "call"
 	OpLaunch = "launch"
 	OpClose  = "close"
+	OpCancel = "cancel" // Go gave up on the call or launch with this id: the room forgets it (no reply)
 )
 
 // Codes beside the tool contract's.
 const (
-	CodeNoRoom       = "no-room"        // no room page is open to run the request
-	CodeLaunchFailed = "launch-failed"  // the room could not open the app
-	CodeRoomGone     = "room-gone"      // the room went away while the request was in flight
-	CodeRoomReloaded = "room-reloaded"  // the desktop restarted a room that stopped answering while the request was in flight
-	CodeCancelled    = "call-cancelled" // the caller gave up
+	CodeNoRoom        = "no-room"        // no room page is open to run the request
+	CodeLaunchFailed  = "launch-failed"  // the room could not open the app
+	CodeRoomGone      = "room-gone"      // the room went away while the request was in flight
+	CodeRoomReloaded  = "room-reloaded"  // the desktop restarted a room that stopped answering while the request was in flight
+	CodeCancelled     = "call-cancelled" // the caller gave up
+	CodeLaunchTimeout = "launch-timeout" // the app did not become ready within LaunchTimeout (it is closed)
+	CodeRoomTimeout   = "room-timeout"   // the room did not answer a close
 )
 
 // App is an open mini-app as callers see it.
@@ -52,7 +53,8 @@ type App struct {
 	Tools []*toolcontract.Tool `json:"tools"`
 }
 
-// Request is what a room receives on EventRequest. Room names the room page that must answer; the others ignore it.
+// Request is what a room receives on its request channel. Room names the room page that must answer; a
+// transport that reaches several rooms at once (the desktop's window events) leaves the others to ignore it.
 type Request struct {
 	ID    string          `json:"id"`
 	Room  string          `json:"room"`
@@ -63,9 +65,11 @@ type Request struct {
 	Ref   string          `json:"ref,omitempty"`
 }
 
-// Reply is a room's answer to a Request.
+// Reply is a room's answer to a Request. Room is the room answering: the request's own room, or the reply
+// settles nothing.
 type Reply struct {
 	ID      string          `json:"id"`
+	Room    string          `json:"room"`
 	OK      bool            `json:"ok"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Refused string          `json:"refused,omitempty"`
@@ -106,9 +110,14 @@ type Registry struct {
 	apps     map[string]*App
 	rooms    map[string]time.Time // room id → last seen
 	lastRoom string
-	pending  map[string]chan Reply
-	waitOn   map[string]string // pending request id → the room that must answer it
 	subs     map[chan struct{}]struct{}
+
+	// The request channel (channel.go).
+	seq     uint64
+	pending map[string]*waiter  // request id → its caller, until answered, timed out or cancelled
+	boxes   map[string]*mailbox // room id → requests not yet taken by its transport
+	anyWake chan struct{}       // poked on every request, for TakeAll
+	observe func(CallEvent)
 }
 
 // New returns an empty registry that reaches rooms through bus.
@@ -117,9 +126,10 @@ func New(bus *events.Bus) *Registry {
 		bus:     bus,
 		apps:    map[string]*App{},
 		rooms:   map[string]time.Time{},
-		pending: map[string]chan Reply{},
-		waitOn:  map[string]string{},
 		subs:    map[chan struct{}]struct{}{},
+		pending: map[string]*waiter{},
+		boxes:   map[string]*mailbox{},
+		anyWake: make(chan struct{}, 1),
 	}
 }
 
@@ -131,11 +141,13 @@ func (r *Registry) Hello(room string) error {
 	r.mu.Lock()
 	r.rooms[room] = time.Now()
 	r.lastRoom = room
+	r.boxLocked(room)
 	r.mu.Unlock()
 	return nil
 }
 
-// Goodbye forgets a room page and every app it had open; its pending requests fail room-gone.
+// Goodbye forgets a room page and every app it had open; its pending requests fail room-gone and its
+// transport's Take ends.
 func (r *Registry) Goodbye(room string) {
 	r.mu.Lock()
 	delete(r.rooms, room)
@@ -157,29 +169,15 @@ func (r *Registry) Goodbye(room string) {
 	}
 	r.mu.Unlock()
 	r.FailRoom(room, CodeRoomGone, "the room went away before it answered")
+	r.mu.Lock()
+	if b := r.boxes[room]; b != nil {
+		close(b.gone)
+		delete(r.boxes, room)
+	}
+	r.mu.Unlock()
 	if changed {
 		r.changed()
 	}
-}
-
-// FailRoom answers every request still waiting on room with a refusal (code and message) and returns how
-// many there were. The desktop calls it when its watchdog restarts a room that stopped answering.
-func (r *Registry) FailRoom(room, code, message string) int {
-	r.mu.Lock()
-	var waiting []chan Reply
-	for id, owner := range r.waitOn {
-		if owner == room {
-			waiting = append(waiting, r.pending[id])
-		}
-	}
-	r.mu.Unlock()
-	for _, ch := range waiting {
-		select {
-		case ch <- Reply{Refused: code, Message: message}:
-		default: // already answered
-		}
-	}
-	return len(waiting)
 }
 
 // Register replaces the tools of an open app with the ones that pass the tool contract, and answers a
@@ -351,48 +349,6 @@ func (r *Registry) Close(ctx context.Context, caller, appID string) Outcome {
 	return out
 }
 
-// send publishes a request and waits for its reply, the timeout or the caller's cancellation.
-func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool) {
-	req.ID = newID()
-	ch := make(chan Reply, 1)
-	r.mu.Lock()
-	r.pending[req.ID] = ch
-	r.waitOn[req.ID] = req.Room
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.pending, req.ID)
-		delete(r.waitOn, req.ID)
-		r.mu.Unlock()
-	}()
-	timer := time.NewTimer(toolcontract.CallTimeout)
-	defer timer.Stop()
-	r.bus.Publish(EventRequest, req)
-	select {
-	case rep := <-ch:
-		return rep, Outcome{}, true
-	case <-timer.C:
-		return Reply{}, fromRefusal(toolcontract.TimeoutRefusal()), false
-	case <-ctx.Done():
-		return Reply{}, refused(CodeCancelled, "", "the caller cancelled the call"), false
-	}
-}
-
-// Reply delivers a room's answer. An answer nobody waits for any more is dropped.
-func (r *Registry) Reply(rep Reply) error {
-	r.mu.Lock()
-	ch := r.pending[rep.ID]
-	r.mu.Unlock()
-	if ch == nil {
-		return fmt.Errorf("registry: no request %q is waiting", rep.ID)
-	}
-	select {
-	case ch <- rep:
-	default:
-	}
-	return nil
-}
-
 func (r *Registry) activity(a Activity) {
 	if r.bus != nil {
 		r.bus.Publish(EventActivity, a)
@@ -414,12 +370,4 @@ func orCode(code, fallback string) string {
 		return fallback
 	}
 	return code
-}
-
-func newID() string {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b[:])
 }

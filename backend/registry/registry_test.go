@@ -18,7 +18,7 @@ func rig(t *testing.T, shelf ...registrytest.App) (*registry.Registry, *registry
 	t.Helper()
 	bus := events.NewBus()
 	reg := registry.New(bus)
-	room := registrytest.NewRoom(bus, reg, shelf...)
+	room := registrytest.NewRoom(reg, shelf...)
 	t.Cleanup(room.Stop)
 	return reg, room, bus
 }
@@ -97,7 +97,7 @@ func TestLaunchCloseAndLifecycle(t *testing.T) {
 	if _, out := reg.Launch(context.Background(), "test", "scoreboard"); out.Refused != registry.CodeNoRoom {
 		t.Fatalf("launch with no room: got %+v, want %s", out, registry.CodeNoRoom)
 	}
-	room := registrytest.NewRoom(bus, reg, registrytest.Scoreboard())
+	room := registrytest.NewRoom(reg, registrytest.Scoreboard())
 	defer room.Stop()
 	changes, stop := reg.Subscribe()
 	defer stop()

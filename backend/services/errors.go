@@ -95,7 +95,8 @@ func FormatError(err error) any {
 	return body
 }
 
-func badRequest(msg string) error { return &codedError{errBadRequest, msg} }
+// BadRequest refuses malformed input with the bad-request code (400).
+func BadRequest(msg string) error { return &codedError{errBadRequest, msg} }
 
 type codedError struct {
 	sentinel error

@@ -63,7 +63,7 @@ func (s *SettingsService) Update(p SettingsPatch) (PublicSettings, error) {
 	if p.Provider != nil {
 		v := strings.ToLower(strings.TrimSpace(*p.Provider))
 		if v != voice.ProviderOpenAI && v != voice.ProviderGemini {
-			return PublicSettings{}, badRequest(`provider must be "openai" or "gemini"`)
+			return PublicSettings{}, BadRequest(`provider must be "openai" or "gemini"`)
 		}
 		p.Provider = &v
 	}
@@ -73,7 +73,7 @@ func (s *SettingsService) Update(p SettingsPatch) (PublicSettings, error) {
 		}
 		*k = strings.TrimSpace(*k)
 		if len(*k) > 512 || strings.IndexFunc(*k, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r > unicode.MaxASCII }) >= 0 {
-			return PublicSettings{}, badRequest("an API key is at most 512 printable ASCII characters without spaces")
+			return PublicSettings{}, BadRequest("an API key is at most 512 printable ASCII characters without spaces")
 		}
 	}
 	for _, m := range []*string{p.OpenAIModel, p.GeminiModel} {
@@ -82,7 +82,7 @@ func (s *SettingsService) Update(p SettingsPatch) (PublicSettings, error) {
 		}
 		*m = strings.TrimSpace(*m)
 		if *m != "" && !modelName.MatchString(*m) {
-			return PublicSettings{}, badRequest("a model name is 1–128 letters, digits and . _ - : /")
+			return PublicSettings{}, BadRequest("a model name is 1–128 letters, digits and . _ - : /")
 		}
 	}
 	v, err := s.st.Update(func(v *settings.Values) {

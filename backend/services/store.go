@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
 // StoreService is the room's door to the mini-app store: list, fetch, save to the shelf, delete.
@@ -36,7 +38,7 @@ func (s *StoreService) List() (AppList, error) {
 // Get resolves a reference (name, file, slug, appId or title) and returns that entry with its HTML.
 func (s *StoreService) Get(ref string) (store.Entry, error) {
 	if blank(ref) {
-		return store.Entry{}, badRequest("a reference is required")
+		return store.Entry{}, BadRequest("a reference is required")
 	}
 	return s.store.Get(ref)
 }
@@ -55,7 +57,7 @@ type Removed struct {
 // exactly one entry.
 func (s *StoreService) Delete(id string) (Removed, error) {
 	if blank(id) {
-		return Removed{}, badRequest("an id is required")
+		return Removed{}, BadRequest("an id is required")
 	}
 	d, err := s.store.DeleteRef(id)
 	if err != nil {
@@ -78,7 +80,7 @@ type Restored struct {
 // restore-path-taken when an original path is in use again).
 func (s *StoreService) Restore(req RestoreRequest) (Restored, error) {
 	if blank(req.Undo) {
-		return Restored{}, badRequest(`"undo" is required`)
+		return Restored{}, BadRequest(`"undo" is required`)
 	}
 	paths, err := s.store.Restore(req.Undo)
 	if err != nil {
@@ -106,7 +108,7 @@ func (s *StoreService) Save(req SaveRequest) (store.Entry, error) {
 	case !blank(req.Document) && blank(req.Ref) && req.HTML == "":
 		return s.saveDocument(req.Document, req.Name)
 	}
-	return store.Entry{}, badRequest(`give "ref", or "name" and "html", or "document"`)
+	return store.Entry{}, BadRequest(`give "ref", or "name" and "html", or "document"`)
 }
 
 // saveDocument saves an opened file: through the store when it lies in the workspace (so the shelf
@@ -156,7 +158,7 @@ type FileContent struct {
 // ReadFile reads a file inside the workspace, by its path relative to the workspace.
 func (s *StoreService) ReadFile(rel string) (FileContent, error) {
 	if blank(rel) {
-		return FileContent{}, badRequest("a path is required")
+		return FileContent{}, BadRequest("a path is required")
 	}
 	b, err := s.store.ReadWorkspaceFile(rel)
 	if err != nil {
@@ -177,7 +179,7 @@ func (d *DocumentService) List() ([]documents.Doc, error) { return d.docs.List()
 // Read returns one opened document with its content.
 func (d *DocumentService) Read(id string) (documents.Doc, error) {
 	if blank(id) {
-		return documents.Doc{}, badRequest("an id is required")
+		return documents.Doc{}, BadRequest("an id is required")
 	}
 	return d.docs.Read(id)
 }
@@ -191,5 +193,23 @@ type RoomConfig struct {
 	GuardMessage string `json:"guardMessage,omitempty"` // why they are not, when Guard is false
 	// UnsafeNoGuard: the desktop guard was switched off for a test (VOICEBOX_UNSAFE_NO_GUARD=1) and Guard
 	// is true anyway, so the room shows a loud warning and skips its own checks of the guard.
-	UnsafeNoGuard bool `json:"unsafeNoGuard,omitempty"`
+	UnsafeNoGuard bool   `json:"unsafeNoGuard,omitempty"`
+	Limits        Limits `json:"limits"`
+}
+
+// Limits are the bounds the room applies to what it runs itself (its own launches, and calls through
+// window.voicebox.callTool, which no Go caller times), read from their Go owners so the room never says a
+// bound twice.
+type Limits struct {
+	CallTimeoutMs   int64 `json:"callTimeoutMs"`   // toolcontract.CallTimeout
+	LaunchTimeoutMs int64 `json:"launchTimeoutMs"` // registry.LaunchTimeout
+}
+
+// NewRoomConfig is the configuration of a room page in mode ("serve" or "desktop"); the desktop adds its
+// guard's fields.
+func NewRoomConfig(mode, workspace, bridgeOrigin string) RoomConfig {
+	return RoomConfig{Mode: mode, Workspace: workspace, BridgeOrigin: bridgeOrigin, Limits: Limits{
+		CallTimeoutMs:   toolcontract.CallTimeout.Milliseconds(),
+		LaunchTimeoutMs: registry.LaunchTimeout.Milliseconds(),
+	}}
 }

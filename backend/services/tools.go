@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 )
 
 // RegistryService is the room's door to Go's registry of open mini-apps: the room says hello, mirrors each
-// app's tools on ready and close, answers the requests Go publishes on "registry:request", and lets the Tool
+// app's tools on ready and close, answers the requests Go sends on its request channel, and lets the Tool
 // Console call tools through the same validation and bounds as a model's call.
 type RegistryService struct {
 	reg *registry.Registry
@@ -30,7 +31,7 @@ func NewRegistryService(reg *registry.Registry, sb *sandbox.Server) *RegistrySer
 // Hello records a room page (its id is generated per page load).
 func (s *RegistryService) Hello(room string) error {
 	if blank(room) || len(room) > 128 {
-		return badRequest("a room id is required")
+		return BadRequest("a room id is required")
 	}
 	return s.reg.Hello(room)
 }
@@ -38,7 +39,7 @@ func (s *RegistryService) Hello(room string) error {
 // Goodbye forgets a room page: its apps' tools, its pending requests and its launch tokens.
 func (s *RegistryService) Goodbye(room string) error {
 	if blank(room) {
-		return badRequest("a room id is required")
+		return BadRequest("a room id is required")
 	}
 	s.reg.Goodbye(room)
 	if s.sb != nil {
@@ -50,7 +51,7 @@ func (s *RegistryService) Goodbye(room string) error {
 // Register mirrors an open app's tools; Go validates them again and answers a verdict per declaration.
 func (s *RegistryService) Register(room, appID, title, slug string, tools []json.RawMessage) ([]toolcontract.Verdict, error) {
 	if blank(room) || blank(appID) {
-		return nil, badRequest("room and appId are required")
+		return nil, BadRequest("room and appId are required")
 	}
 	if tools == nil {
 		tools = []json.RawMessage{}
@@ -61,22 +62,30 @@ func (s *RegistryService) Register(room, appID, title, slug string, tools []json
 // Unregister closes an app's tools.
 func (s *RegistryService) Unregister(appID string) error {
 	if blank(appID) {
-		return badRequest("an appId is required")
+		return BadRequest("an appId is required")
 	}
 	s.reg.Unregister(appID)
 	return nil
 }
 
-// Reply delivers the room's answer to a request Go published.
-func (s *RegistryService) Reply(rep registry.Reply) error {
-	if blank(rep.ID) {
-		return badRequest("an id is required")
-	}
-	if err := s.reg.Reply(rep); err != nil {
-		return badRequest(err.Error())
+// Reply delivers the room's answers to requests Go sent it (the desktop's half of the request channel; in
+// `voicebox serve` the channel's WebSocket carries them). A reply nobody waits for any more (answered,
+// timed out or cancelled) settles nothing and is no error: the room cannot know.
+func (s *RegistryService) Reply(replies []registry.Reply) error {
+	for _, rep := range replies {
+		if blank(rep.ID) || blank(rep.Room) {
+			return BadRequest("every reply needs its id and room")
+		}
+		if err := s.reg.Reply(rep); err != nil && !errors.Is(err, registry.ErrNoRequest) {
+			return err
+		}
 	}
 	return nil
 }
+
+// RegistryOf is the registry behind the service, for the HTTP door's request channel. It is a function,
+// not a method, so Wails does not bind it to the room.
+func RegistryOf(s *RegistryService) *registry.Registry { return s.reg }
 
 // Call runs a tool for the room's Tool Console exactly as a model's call runs: validated by Go against
 // the declaration, dispatched to the room, bounded by 5,000 ms and 64 KiB. Refusals are outcomes, not errors.
@@ -108,7 +117,7 @@ func (s *RegistryService) FunctionDeclarations(provider string) (Declarations, e
 	}
 	decls, exposed, err := toolcontract.FunctionDeclarations(provider, apps)
 	if err != nil {
-		return Declarations{}, badRequest(err.Error())
+		return Declarations{}, BadRequest(err.Error())
 	}
 	if decls == nil {
 		decls = []json.RawMessage{}
@@ -152,7 +161,7 @@ type LaunchInfo struct {
 // Prepare registers a launch and returns its token and bridge URL.
 func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 	if s == nil || s.sb == nil {
-		return LaunchInfo{}, badRequest("mini-apps are not available here: no sandbox is running")
+		return LaunchInfo{}, BadRequest("mini-apps are not available here: no sandbox is running")
 	}
 	l := sandbox.Launch{Room: strings.TrimSpace(req.Room)}
 	var source string
@@ -198,7 +207,7 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 		l.Title = store.TitleOf(req.HTML, name)
 		l.Entry = path.Base(strings.ReplaceAll(name, "\\", "/"))
 	default:
-		return LaunchInfo{}, badRequest(`give "ref", "document", or "html" (with an optional "name")`)
+		return LaunchInfo{}, BadRequest(`give "ref", "document", or "html" (with an optional "name")`)
 	}
 	l = s.sb.Add(l)
 	return LaunchInfo{
@@ -213,7 +222,7 @@ func (s *SandboxService) Release(launchID string) error {
 		return nil
 	}
 	if blank(launchID) {
-		return badRequest("a launchId is required")
+		return BadRequest("a launchId is required")
 	}
 	s.sb.Revoke(launchID)
 	return nil

@@ -44,7 +44,7 @@ func newRig(t *testing.T, provider string, shelf ...registrytest.App) *rig {
 	r := &rig{t: t, bus: events.NewBus()}
 	r.reg = registry.New(r.bus)
 	r.table = exposed.New(r.reg)
-	r.room = registrytest.NewRoom(r.bus, r.reg, shelf...)
+	r.room = registrytest.NewRoom(r.reg, shelf...)
 	if provider == voice.ProviderGemini {
 		r.fake = voicetest.NewGemini(testKey)
 	} else {

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,4 +82,33 @@ func TestBenchmarkMCP(t *testing.T) {
 	p := openChromium(t, s.url)
 	openRoom(t, p)
 	mcpbench.Report(t, "serve", s.bin, s.data)
+
+	// The request channel alone, without MCP: the Tool Console's path (POST /api/call/RegistryService.Call,
+	// Go → the room's WebSocket → the app → back) beside a method that never reaches the room.
+	var apps []struct{ AppID, Title string }
+	s.call(t, &apps, "RegistryService.Apps")
+	if len(apps) != 1 {
+		t.Fatalf("open apps: %+v", apps)
+	}
+	rate, lat := mcpbench.Rate(t, 100, 5000, func(w, i int) error {
+		text := fmt.Sprintf("worker %d call %d", w, i)
+		var o outcome
+		args, _ := json.Marshal(map[string]string{"text": text})
+		if _, err := s.tryCall(&o, "RegistryService.Call", apps[0].AppID, "echo", json.RawMessage(args)); err != nil {
+			return err
+		}
+		var r struct{ Text string }
+		if !o.OK || json.Unmarshal(o.Result, &r) != nil || r.Text != text {
+			return fmt.Errorf("call %q answered %+v", text, o)
+		}
+		return nil
+	})
+	floor, floorLat := mcpbench.Rate(t, 100, 5000, func(int, int) error {
+		var v []any
+		if status, err := s.tryCall(&v, "RegistryService.Apps"); err != nil || status != 200 || len(v) != 1 {
+			return fmt.Errorf("RegistryService.Apps answered %d %v: %v", status, v, err)
+		}
+		return nil
+	})
+	mcpbench.Compare(t, "serve: throughput of the request channel alone, 100 in flight, 5000 RegistryService.Call (echo) vs RegistryService.Apps", rate, lat, floor, floorLat)
 }

@@ -74,7 +74,7 @@ func callText(t testing.TB, p page, appID, tool, text string) outcome {
 func goCall(t testing.TB, s *server, appID, tool string, args json.RawMessage) outcome {
 	t.Helper()
 	var o outcome
-	s.api(t, "POST", "/api/mini-app/call", map[string]any{"appId": appID, "tool": tool, "args": args}, &o)
+	s.call(t, &o, "RegistryService.Call", appID, tool, args)
 	return o
 }
 
@@ -338,7 +338,7 @@ func caseLifecycle(t *testing.T, p page, s *server, appID string) {
 			} `json:"tools"`
 		} `json:"apps"`
 	}
-	s.api(t, "GET", "/api/mini-app/tools", nil, &apps)
+	s.call(t, &apps.Apps, "RegistryService.Apps")
 	n := -1
 	for _, a := range apps.Apps {
 		if a.AppID == appID {
@@ -523,7 +523,7 @@ func caseHostile(t *testing.T, p page, s *server) {
 			} `json:"tools"`
 		} `json:"apps"`
 	}
-	s.api(t, "GET", "/api/mini-app/tools", nil, &goApps)
+	s.call(t, &goApps.Apps, "RegistryService.Apps")
 	for _, a := range goApps.Apps {
 		for _, tool := range a.Tools {
 			if tool.Name == "spoofed" || tool.Name == "decoy" {
@@ -598,7 +598,7 @@ func caseWindows(t *testing.T, p page, s *server) {
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		s.api(t, "GET", "/api/mini-app/tools", nil, &apps)
+		s.call(t, &apps.Apps, "RegistryService.Apps")
 		still := false
 		for _, a := range apps.Apps {
 			still = still || a.AppID == plain.AppID

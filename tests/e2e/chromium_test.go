@@ -98,7 +98,7 @@ func openChromium(t testing.TB, url string, extra ...chromedp.ExecAllocatorOptio
 	}
 	start, cancelStart := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelStart()
-	if err := chromedp.Do(start, chromedp.Navigate(url+"/")); err != nil {
+	if err := chromedp.Do(start, chromedp.Navigate(roomLink(url))); err != nil {
 		t.Fatalf("chromium: open the room: %v", err)
 	}
 	return p

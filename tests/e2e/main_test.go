@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) { testbin.Main(m) }
 // server is one running `voicebox serve` with its own workspace and data folders.
 type server struct {
 	url       string // http://127.0.0.1:port (no trailing slash)
+	token     string // the run's secret, from the room's URL
 	bin       string // the binary it runs (testbin.Path)
 	workspace string
 	data      string
@@ -101,11 +103,29 @@ func startServer(t testing.TB, flags ...string) *server {
 	}()
 	select {
 	case u := <-lines:
-		s.url = strings.TrimSuffix(strings.TrimSpace(u), "/")
+		room, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || room.Query().Get("token") == "" {
+			t.Fatalf("the room's URL %q carries no token (%v)", u, err)
+		}
+		s.url, s.token = room.Scheme+"://"+room.Host, room.Query().Get("token")
+		roomTokens.Store(s.url, s.token)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("voicebox %s did not print its room URL", strings.Join(args[:1+len(flags)], " "))
 	}
 	return s
+}
+
+// roomTokens maps each server's URL to its secret, so that a browser opened on s.url gets the room's
+// address with the token (roomLink) however the test names the server.
+var roomTokens sync.Map
+
+// roomLink is the address a browser opens for the room at base: with the server's token when it is one
+// startServer started.
+func roomLink(base string) string {
+	if tok, ok := roomTokens.Load(base); ok {
+		return base + "/?token=" + url.QueryEscape(tok.(string))
+	}
+	return base + "/"
 }
 
 // stop ends the server as Ctrl+C does (a kill after 5 s) and waits for it; a test that checks what the
@@ -166,9 +186,19 @@ func (s *server) diskState(t testing.TB) string {
 	return strings.Join(lines, "\n")
 }
 
-// api calls the room's HTTP API as a same-origin client would (no Origin header, the right Host).
+// api calls the room's HTTP API as a script would: no Origin header, the right Host, the secret as a
+// bearer token.
 func (s *server) api(t testing.TB, method, path string, body any, out any) int {
 	t.Helper()
+	status, err := s.tryAPI(method, path, body, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status
+}
+
+// tryAPI is api for goroutines of a test: it returns what went wrong instead of failing the test.
+func (s *server) tryAPI(method, path string, body any, out any) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -178,18 +208,38 @@ func (s *server) api(t testing.TB, method, path string, body any, out any) int {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return 0, fmt.Errorf("%s %s: %v", method, path, err)
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: %d %s: %v", method, path, res.StatusCode, b, err)
+			return res.StatusCode, fmt.Errorf("%s %s: %d %s: %v", method, path, res.StatusCode, b, err)
 		}
 	}
-	return res.StatusCode
+	return res.StatusCode, nil
+}
+
+// call runs a room method as the room does, by name with its argument array (POST /api/call/…), and
+// decodes its result into out.
+func (s *server) call(t testing.TB, out any, name string, args ...any) int {
+	t.Helper()
+	status, err := s.tryCall(out, name, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status
+}
+
+// tryCall is call for goroutines of a test.
+func (s *server) tryCall(out any, name string, args ...any) (int, error) {
+	if args == nil {
+		args = []any{}
+	}
+	return s.tryAPI("POST", "/api/call/"+name, args, out)
 }
 
 // page is the room page in some browser: eval runs the body of an async function there and decodes the

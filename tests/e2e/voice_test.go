@@ -108,7 +108,7 @@ func TestVoiceEndToEnd(t *testing.T) {
 		AppID string `json:"appId"`
 		Slug  string `json:"slug"`
 	}
-	s.api(t, "GET", "/api/mini-apps?ref=scoreboard.html", nil, &entry)
+	s.call(t, &entry, "StoreService.Get", "scoreboard.html")
 	setScore := strings.ReplaceAll(entry.Slug, ".", "_") + "__set_score"
 
 	var scoreboard string
@@ -399,7 +399,7 @@ func voiceGemini(t *testing.T, p *chromiumPage, s *server, fake *voicetest.Serve
 func voiceRefusedKey(t *testing.T, p *chromiumPage, s *server) {
 	// A key in Settings wins over the environment; this one the provider refuses.
 	var view map[string]any
-	s.api(t, "POST", "/api/settings", map[string]any{"geminiKey": "wrong-key"}, &view)
+	s.call(t, &view, "SettingsService.Update", map[string]any{"geminiKey": "wrong-key"})
 	if g := view["gemini"].(map[string]any); g["key"] != "set" || g["keySource"] != "settings" {
 		t.Fatalf("%v", view)
 	}
@@ -416,7 +416,7 @@ func voiceRefusedKey(t *testing.T, p *chromiumPage, s *server) {
 		t.Fatalf("%+v", res)
 	}
 	waitPage(t, p, "the error state", `return window.voicebox.session.state === "error" && document.getElementById("session-message").textContent.includes("refused the API key");`)
-	s.api(t, "POST", "/api/settings", map[string]any{"geminiKey": ""}, nil)
+	s.call(t, nil, "SettingsService.Update", map[string]any{"geminiKey": ""})
 }
 
 // TestVoiceWebKit runs the session panel in WebKitGTK, the desktop's engine (served, so without the mic):
@@ -445,7 +445,7 @@ func TestVoiceWebKit(t *testing.T) {
 	var entry struct {
 		Slug string `json:"slug"`
 	}
-	s.api(t, "GET", "/api/mini-apps?ref=scoreboard.html", nil, &entry)
+	s.call(t, &entry, "StoreService.Get", "scoreboard.html")
 	setScore := entry.Slug + "__set_score"
 	eval(t, p, nil, `await window.voicebox.session.sendText("open the scoreboard, one for away");`)
 	c.AwaitType(ctx, "response.create")

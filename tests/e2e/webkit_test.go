@@ -144,7 +144,7 @@ func openWebKit(t testing.TB, url string) *webkitPage {
 	if _, err := w.do("POST", "/timeouts", map[string]any{"script": 60000, "pageLoad": 60000}); err != nil {
 		t.Fatalf("webdriver timeouts: %v", err)
 	}
-	if _, err := w.do("POST", "/url", map[string]any{"url": url + "/"}); err != nil {
+	if _, err := w.do("POST", "/url", map[string]any{"url": roomLink(url)}); err != nil {
 		t.Fatalf("open the room in WebKit: %v", err)
 	}
 	return w

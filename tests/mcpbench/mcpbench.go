@@ -11,7 +11,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +53,37 @@ func Stdio(t testing.TB, bin, data string) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// HTTP connects a client straight to the running Voicebox's MCP server (Streamable HTTP), as the
+// discovery file in data names it: no `voicebox mcp` in between.
+func HTTP(t testing.TB, data string) *mcp.ClientSession {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(data, "mcp.json"))
+	var d struct {
+		URL   string `json:"url"`
+		Token string `json:"token"`
+	}
+	if err != nil || json.Unmarshal(raw, &d) != nil {
+		t.Fatalf("discovery file: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "voicebox-bench-http", Version: "1.0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: bearer(d.Token)}}, nil)
+	if err != nil {
+		t.Fatalf("MCP over HTTP: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // Launch opens EchoFile through MCP (retrying while no room has said hello yet) and returns the echo
@@ -157,9 +191,9 @@ func Sequential(t testing.TB, cs *mcp.ClientSession, tool string, n int) (echo, 
 	return dist(e), dist(f)
 }
 
-// Throughput keeps perClient calls in flight on each client until total calls have been answered, and
-// returns calls per second and the latency of each. Every answer must carry its own call's text.
-func Throughput(t testing.TB, clients []*mcp.ClientSession, tool string, perClient, total int) (float64, Dist) {
+// Rate runs total calls of one, inFlight at a time, and returns calls per second and the latency of each.
+// Every call must succeed (one checks its own answer: lost or crossed answers fail the run).
+func Rate(t testing.TB, inFlight, total int, one func(worker, i int) error) (float64, Dist) {
 	t.Helper()
 	var next atomic.Int64
 	var mu sync.Mutex
@@ -167,35 +201,51 @@ func Throughput(t testing.TB, clients []*mcp.ClientSession, tool string, perClie
 	var failures []string
 	var wg sync.WaitGroup
 	start := time.Now()
-	for c, cs := range clients {
-		for w := 0; w < perClient; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := next.Add(1)
-					if i > int64(total) {
-						return
-					}
-					s := time.Now()
-					err := echoOnce(cs, tool, fmt.Sprintf("client %d call %d", c, i))
-					d := time.Since(s)
-					mu.Lock()
-					lat = append(lat, d)
-					if err != nil {
-						failures = append(failures, err.Error())
-					}
-					mu.Unlock()
+	for w := 0; w < inFlight; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)); i <= total; i = int(next.Add(1)) {
+				s := time.Now()
+				err := one(w, i)
+				d := time.Since(s)
+				mu.Lock()
+				lat = append(lat, d)
+				if err != nil {
+					failures = append(failures, err.Error())
 				}
-			}()
-		}
+				mu.Unlock()
+			}
+		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	if len(failures) > 0 {
-		t.Fatalf("%d of %d calls lost or crossed; first: %s", len(failures), total, failures[0])
+		t.Fatalf("%d of %d calls failed, lost or crossed; first: %s", len(failures), total, failures[0])
 	}
 	return float64(total) / elapsed.Seconds(), dist(lat)
+}
+
+// Throughput is Rate over MCP: 25 calls in flight on each client, of the echo tool (each answer must carry
+// its own call's text) or, as the floor, of list_mini_apps.
+func Throughput(t testing.TB, clients []*mcp.ClientSession, tool string, total int) (float64, Dist) {
+	t.Helper()
+	return Rate(t, 25*len(clients), total, func(w, i int) error {
+		cs := clients[w%len(clients)]
+		if tool != "list_mini_apps" {
+			return echoOnce(cs, tool, fmt.Sprintf("worker %d call %d", w, i))
+		}
+		if _, refused, err := call(cs, tool, map[string]any{}); err != nil || refused {
+			return fmt.Errorf("list_mini_apps: refused %v, %v", refused, err)
+		}
+		return nil
+	})
+}
+
+// Compare logs a throughput measured beside its floor, in the same run.
+func Compare(t testing.TB, what string, rate float64, lat Dist, floor float64, floorLat Dist) {
+	t.Helper()
+	t.Logf("%s: %.0f calls/s, none lost or crossed (latency %s); floor %.0f calls/s (latency %s); ratio %.2f", what, rate, lat, floor, floorLat, rate/floor)
 }
 
 // Report runs the whole benchmark and logs it: sequential echo beside the floor, then 4 clients × 25 in
@@ -212,6 +262,15 @@ func Report(t testing.TB, mode, bin, data string) {
 	for len(clients) < 4 {
 		clients = append(clients, Stdio(t, bin, data))
 	}
-	rate, lat := Throughput(t, clients, tool, 25, 2000)
-	t.Logf("%s: throughput, 4 clients × 25 calls in flight, 2000 calls: %.0f calls/s, none lost or crossed; latency %s", mode, rate, lat)
+	throughput := func(door string, clients []*mcp.ClientSession) {
+		rate, lat := Throughput(t, clients, tool, 2000)
+		floor, floorLat := Throughput(t, clients, "list_mini_apps", 2000)
+		Compare(t, fmt.Sprintf("%s: throughput over %s, 4 clients × 25 calls in flight, 2000 echo calls vs list_mini_apps", mode, door), rate, lat, floor, floorLat)
+	}
+	throughput("`voicebox mcp` (stdio)", clients)
+	var direct []*mcp.ClientSession
+	for len(direct) < 4 {
+		direct = append(direct, HTTP(t, data))
+	}
+	throughput("MCP Streamable HTTP", direct)
 }

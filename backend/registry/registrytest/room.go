@@ -6,10 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
@@ -22,6 +23,8 @@ type App struct {
 	Tools []string // raw tool declarations
 	// Run answers a call; nil answers {"ok":true}. Returning refused != "" refuses the call.
 	Run func(tool string, args json.RawMessage) (result json.RawMessage, refused string)
+	// ReadyAfter delays a launch's answer (an app slow to become ready).
+	ReadyAfter time.Duration
 }
 
 // RoomCall is a call that reached an app in the room double.
@@ -31,12 +34,11 @@ type RoomCall struct {
 	Args  json.RawMessage
 }
 
-// Room is a Go test double of the room page: it answers the registry's registry:request events on the
-// bus as the real room's registry module does (launch registers the app's tools, then answers; call runs
-// the app's tool; close unregisters).
+// Room is a Go test double of the room page: it takes the requests on its request channel and answers
+// them as the real room's registry module does (launch registers the app's tools, then answers; call runs
+// the app's tool; close unregisters; cancel closes what the cancelled launch opened).
 type Room struct {
 	ID  string
-	bus *events.Bus
 	reg *registry.Registry
 
 	mu       sync.Mutex
@@ -45,30 +47,43 @@ type Room struct {
 	calls    []RoomCall
 	hang     bool
 	oversize int
+	launched map[string]string // launch request id → the app it opened
+	cancels  []string
 	cancel   func()
 	stopped  chan struct{}
+	busy     sync.WaitGroup // answers in progress
 }
 
 // NewRoom says hello to the registry and starts answering.
-func NewRoom(bus *events.Bus, reg *registry.Registry, shelf ...App) *Room {
-	r := &Room{ID: "room-test", bus: bus, reg: reg, shelf: shelf, open: map[string]App{}, stopped: make(chan struct{})}
+func NewRoom(reg *registry.Registry, shelf ...App) *Room {
+	r := &Room{ID: "room-test", reg: reg, shelf: shelf, open: map[string]App{}, launched: map[string]string{}, stopped: make(chan struct{})}
 	_ = reg.Hello(r.ID)
-	ch, cancel := bus.Subscribe(1024)
+	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {
 		defer close(r.stopped)
-		for ev := range ch {
-			if ev.Name != registry.EventRequest {
-				continue
+		for {
+			batch, err := reg.Take(ctx, r.ID)
+			if err != nil {
+				return
 			}
-			req, ok := ev.Data.(registry.Request)
-			if !ok || req.Room != r.ID {
-				continue
+			for _, req := range batch {
+				r.busy.Add(1)
+				go func() { defer r.busy.Done(); r.answer(req) }()
 			}
-			go r.answer(req)
 		}
 	}()
 	return r
+}
+
+// Idle waits until every request taken so far is answered (a hung call never is: do not wait on one).
+func (r *Room) Idle() { r.busy.Wait() }
+
+// Cancels returns the ids of the launches the registry cancelled in this room.
+func (r *Room) Cancels() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.cancels...)
 }
 
 // Stop stops answering.
@@ -137,25 +152,47 @@ func (r *Room) find(ref string) (App, bool) {
 	return App{}, false
 }
 
+func (r *Room) reply(rep registry.Reply) {
+	rep.Room = r.ID
+	_ = r.reg.Reply(rep)
+}
+
 func (r *Room) answer(req registry.Request) {
 	switch req.Op {
+	case registry.OpCancel:
+		r.mu.Lock()
+		r.cancels = append(r.cancels, req.ID)
+		appID := r.launched[req.ID]
+		delete(r.open, appID)
+		r.mu.Unlock()
+		if appID != "" {
+			r.reg.Unregister(appID)
+		}
 	case registry.OpLaunch:
 		a, ok := r.find(req.Ref)
 		if !ok {
-			_ = r.reg.Reply(registry.Reply{ID: req.ID, Refused: "mini-app-not-found", Message: "no mini-app " + req.Ref})
+			r.reply(registry.Reply{ID: req.ID, Refused: "mini-app-not-found", Message: "no mini-app " + req.Ref})
+			return
+		}
+		time.Sleep(a.ReadyAfter)
+		r.mu.Lock()
+		r.launched[req.ID] = a.AppID
+		cancelled := slices.Contains(r.cancels, req.ID)
+		r.mu.Unlock()
+		if cancelled { // the real room closes an app whose launch was cancelled, ready or not
 			return
 		}
 		if _, err := r.register(a); err != nil {
-			_ = r.reg.Reply(registry.Reply{ID: req.ID, Refused: registry.CodeLaunchFailed, Message: err.Error()})
+			r.reply(registry.Reply{ID: req.ID, Refused: registry.CodeLaunchFailed, Message: err.Error()})
 			return
 		}
-		_ = r.reg.Reply(registry.Reply{ID: req.ID, OK: true, AppID: a.AppID})
+		r.reply(registry.Reply{ID: req.ID, OK: true, AppID: a.AppID})
 	case registry.OpClose:
 		r.mu.Lock()
 		delete(r.open, req.AppID)
 		r.mu.Unlock()
 		r.reg.Unregister(req.AppID)
-		_ = r.reg.Reply(registry.Reply{ID: req.ID, OK: true})
+		r.reply(registry.Reply{ID: req.ID, OK: true})
 	case registry.OpCall:
 		r.mu.Lock()
 		a := r.open[req.AppID]
@@ -174,10 +211,10 @@ func (r *Room) answer(req registry.Request) {
 			res, refused = a.Run(req.Tool, req.Args)
 		}
 		if refused != "" {
-			_ = r.reg.Reply(registry.Reply{ID: req.ID, Refused: refused, Message: "the app refused"})
+			r.reply(registry.Reply{ID: req.ID, Refused: refused, Message: "the app refused"})
 			return
 		}
-		_ = r.reg.Reply(registry.Reply{ID: req.ID, OK: true, Result: res})
+		r.reply(registry.Reply{ID: req.ID, OK: true, Result: res})
 	}
 }
 

@@ -3,17 +3,13 @@
 // config; it mounts into #settings-mcp when the Settings dialog has one, and into the side panel until then.
 // The side panel always shows who is connected. Each external call lands in the activity log through the
 // registry's "activity" events, caller "mcp:<client name>".
-import { call, on, addRoute, httpJSON } from "./transport.js";
+import { call, on } from "./transport.js";
 import { el, notify } from "./ui.js";
 import { askConfirm } from "./confirm.js";
 
-addRoute("MCPService.Status", () => httpJSON("GET", "/api/mcp"));
-addRoute("MCPService.SetEnabled", (enabled) => httpJSON("POST", "/api/mcp", { enabled }));
-addRoute("MCPService.RotateToken", () => httpJSON("POST", "/api/mcp/token", {}));
-addRoute("MCPService.ClientConfig", () => httpJSON("GET", "/api/mcp/config").then((r) => r.config));
-
 const $ = (id) => document.getElementById(id);
 
+const STATUS_REFRESH_MS = 250;
 let status = null;
 let showToken = false;
 
@@ -211,7 +207,10 @@ function start() {
     const target = $("settings-mcp");
     if ((target && panel.parentNode !== target) || !sidePanel.isConnected) mount();
   }).observe(document.body, { childList: true, subtree: true });
-  on("mcp:status", () => refresh()); // events carry no token; the status call does
+  // Events carry no token; the status call does. One comes with every MCP call (the client's call count):
+  // refresh once for all that arrive within STATUS_REFRESH_MS, so calls do not wait behind redraws.
+  let soon = 0;
+  on("mcp:status", () => { soon ||= setTimeout(() => { soon = 0; refresh(); }, STATUS_REFRESH_MS); });
   refresh();
 }
 

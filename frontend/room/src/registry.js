@@ -8,14 +8,18 @@
 //   window.voicebox.functionDeclarations("openai"|"gemini") → Go's declarations for every open tool
 //
 // Go's registry (voice, MCP) mirrors this one: on each app's ready and close the room registers and
-// unregisters its tools, and it answers the requests Go publishes on "registry:request" for this room.
-import { call, on, roomId, isDesktop } from "./transport.js";
+// unregisters its tools, and it answers the requests Go sends this room on its request channel.
+//
+// Bounds: the bridge times every call (the sandbox's own wall) and Go's registry times what Go asks (and
+// cancels what it gave up on). The room bounds only what it runs on its own: the person's launches and
+// window.voicebox.callTool, with the values Go owns (RoomConfig.limits).
+import { call, on, roomId, isDesktop, requests } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
 
-const CALL_BACKSTOP_MS = 5500; // the bridge answers at 5,000 ms; this covers a bridge that froze
-const LAUNCH_TIMEOUT_MS = 15000;
-const TIMEOUT_MSG = "tool execution timed out after 5000ms";
+// A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
+// settles a call whose bridge froze.
+const BACKSTOP_MARGIN_MS = 500;
 
 const apps = new Map(); // appId → MiniApp
 const listeners = new Set();
@@ -148,28 +152,37 @@ class MiniApp {
 
   summary() { return { appId: this.appId, title: this.title, tools: this.tools.slice() }; }
 
+  // whenReady resolves with the app's summary once it is ready; after ms (0: no bound) it rejects.
   whenReady(ms) {
     if (this.ready) return Promise.resolve(this.summary());
     return new Promise((resolve, reject) => {
       const w = { resolve: (v) => { clearTimeout(t); resolve(v); }, reject: (e) => { clearTimeout(t); reject(e); } };
-      const t = setTimeout(() => {
+      const t = ms > 0 && setTimeout(() => {
         this.waiters = this.waiters.filter((x) => x !== w);
-        reject(new LaunchError("launch-failed", `${this.title} did not become ready within ${ms / 1000} s`));
+        reject(new LaunchError("launch-timeout", `${this.title} did not become ready within ${ms / 1000} s`));
       }, ms);
       this.waiters.push(w);
     });
   }
 
-  call(name, args) {
+  // call sends a tool call to the bridge. A direct call (window.voicebox.callTool: no Go caller times it)
+  // gets the backstop and is reported to the desktop's watchdog; Go times and reports its own calls, and
+  // learns the port's call id through onId to cancel it (forget).
+  call(name, args, direct, onId) {
     if (!this.port) return Promise.resolve(refusal("unknown-tool", `${this.title} is not running`));
     return new Promise((settle) => {
       const id = this.nextId++;
-      track({ op: "call", appId: this.appId, call: String(id) });
-      const resolve = (v) => { track({ op: "done", appId: this.appId, call: String(id) }); settle(v); };
-      const timer = setTimeout(() => {
-        if (this.pending.delete(id)) resolve(refusal("tool-timeout", TIMEOUT_MSG));
-      }, CALL_BACKSTOP_MS);
+      let resolve = settle, timer = 0;
+      if (direct) {
+        track({ op: "call", appId: this.appId, call: String(id) });
+        resolve = (v) => { track({ op: "done", appId: this.appId, call: String(id) }); settle(v); };
+        const ms = config.limits.callTimeoutMs;
+        timer = setTimeout(() => {
+          if (this.pending.delete(id)) resolve(refusal("tool-timeout", `tool execution timed out after ${ms}ms`));
+        }, ms + BACKSTOP_MARGIN_MS);
+      }
       this.pending.set(id, { resolve, timer });
+      if (onId) onId(id);
       try {
         this.port.postMessage({ type: "call", id, name, args });
       } catch (err) {
@@ -178,6 +191,12 @@ class MiniApp {
         resolve(refusal("invalid-tool-arguments", `arguments are not JSON data: ${err.message}`));
       }
     });
+  }
+
+  // forget drops a call Go gave up on: an answer the bridge may still send goes nowhere.
+  forget(id) {
+    const p = this.pending.get(id);
+    if (p) { this.pending.delete(id); clearTimeout(p.timer); }
   }
 
   ping() {
@@ -230,7 +249,10 @@ function guardMessage() {
 
 // launch opens an app: a reference string (name, file, slug, appId or title, as the store resolves it) or
 // {ref} | {document: id} | {html, name}. It resolves once the app called ready() (or loaded without it).
-export async function launch(what) {
+// An app it opened that is not ready within bound ms (default: Go's launchTimeoutMs; 0: none, Go bounds
+// its own launches) is closed again, so a launch that failed leaves nothing open. onOpen(app) hears of the
+// app it opened.
+export async function launch(what, { bound, onOpen } = {}) {
   await configReady;
   if (guardProblem()) throw new LaunchError("mini-apps-disabled", guardMessage());
   const req = typeof what === "string" ? { ref: what } : { ...(what || {}) };
@@ -241,12 +263,13 @@ export async function launch(what) {
   } catch (err) {
     throw new LaunchError(err.code || "launch-failed", err.message);
   }
+  if (bound === undefined) bound = config.limits.launchTimeoutMs;
   const existing = apps.get(info.appId);
   if (existing) {
     if (req.ref || (req.document && existing.request.document === req.document)) { // the same app or file: bring it up
       call("SandboxService.Release", info.launchId).catch(() => {});
       existing.win.focus();
-      return existing.whenReady(LAUNCH_TIMEOUT_MS);
+      return existing.whenReady(bound);
     }
     await close(info.appId); // a page opened again: start fresh with the new content
   }
@@ -260,7 +283,20 @@ export async function launch(what) {
   lastFocus = app.appId;
   app.open();
   changed();
-  return app.whenReady(LAUNCH_TIMEOUT_MS);
+  if (onOpen) onOpen(app);
+  try {
+    return await app.whenReady(bound);
+  } catch (err) {
+    if (err.code === "launch-timeout" && closeIf(app)) err.message += ", so it was closed";
+    throw err;
+  }
+}
+
+// closeIf closes app if it is still the open instance of its id (not one opened again since).
+function closeIf(app) {
+  if (apps.get(app.appId) !== app) return false;
+  close(app.appId);
+  return true;
 }
 
 // relaunchRequest is how to open the app again after a restart: by its id for the store, by the opened
@@ -281,10 +317,14 @@ export function frontApp() {
   return { appId: app.appId, title: app.title, source: app.source, save };
 }
 
+function unknownTool(appId, name) {
+  return refusal("unknown-tool", `no open app ${JSON.stringify(String(appId))} has a tool ${JSON.stringify(String(name))}`);
+}
+
 export function callTool(appId, name, args) {
   const app = apps.get(appId);
-  if (!app) return Promise.resolve(refusal("unknown-tool", `no open app ${JSON.stringify(String(appId))} has a tool ${JSON.stringify(String(name))}`));
-  return app.call(name, args === undefined ? {} : args);
+  if (!app) return Promise.resolve(unknownTool(appId, name));
+  return app.call(name, args === undefined ? {} : args, true);
 }
 
 export async function close(appId) {
@@ -315,34 +355,70 @@ export const functionDeclarations = (provider) => call("RegistryService.Function
 
 export function onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 
-// What Go asks of this room (voice, MCP): run it through the same registry, then answer.
-on("registry:request", async (req) => {
-  if (!req || req.room !== roomId) return;
-  let rep;
+// What Go asks of this room (voice, MCP, the Tool Console): run it through the same registry and answer.
+// Go times these requests and cancels a call or a launch it gave up on ("cancel", no answer): the call's
+// answer is dropped, the launch's app closed (ready or not), so that what happened matches what Go said.
+const fromGo = new Map(); // request id → {app, callId} of a call in flight, or {app, cancelled} of a launch
+
+function cancel(id) {
+  const e = fromGo.get(id);
+  fromGo.delete(id);
+  if (!e) return;
+  if (e.callId !== undefined) e.app.forget(e.callId);
+  else if (e.app) closeIf(e.app);
+  else e.cancelled = true; // not opened yet: it closes as soon as it opens
+}
+
+async function answer(req) {
   try {
     if (req.op === "call") {
-      const r = await callTool(req.appId, req.tool, req.args === undefined ? {} : req.args);
-      rep = r.ok ? { id: req.id, ok: true, result: r.result === undefined ? null : r.result } : { id: req.id, ok: false, refused: r.refused, message: r.message };
-    } else if (req.op === "launch") {
-      const r = await launch(req.ref);
-      rep = { id: req.id, ok: true, appId: r.appId };
-    } else if (req.op === "close") {
-      rep = (await close(req.appId)) ? { id: req.id, ok: true } : { id: req.id, ok: false, refused: "unknown-tool", message: `no open app ${req.appId}` };
-    } else {
-      rep = { id: req.id, ok: false, refused: "bad-request", message: `unknown op ${req.op}` };
+      const app = apps.get(req.appId);
+      if (!app) return unknownTool(req.appId, req.tool);
+      const r = await app.call(req.tool, req.args === undefined ? {} : req.args, false, (callId) => fromGo.set(req.id, { app, callId }));
+      fromGo.delete(req.id);
+      return r.ok ? { ok: true, result: r.result === undefined ? null : r.result } : { ok: false, refused: r.refused, message: r.message };
     }
+    if (req.op === "launch") {
+      const e = {};
+      fromGo.set(req.id, e);
+      const onOpen = (app) => { e.app = app; if (e.cancelled) closeIf(app); };
+      try {
+        const r = await launch(req.ref, { bound: 0, onOpen });
+        return { ok: true, appId: r.appId };
+      } finally { // Go's cancel may still be on its way after the answer: keep the entry as long as Go waits
+        setTimeout(() => { if (fromGo.get(req.id) === e) fromGo.delete(req.id); }, config ? config.limits.launchTimeoutMs : 0);
+      }
+    }
+    if (req.op === "close") return (await close(req.appId)) ? { ok: true } : { ok: false, refused: "unknown-tool", message: `no open app ${req.appId}` };
+    return { ok: false, refused: "bad-request", message: `unknown op ${req.op}` };
   } catch (err) {
-    rep = { id: req.id, ok: false, refused: err.code || "launch-failed", message: err.message };
+    return { ok: false, refused: err.code || "launch-failed", message: err.message };
   }
-  call("RegistryService.Reply", rep).catch(() => {});
+}
+
+requests((req) => {
+  if (req.op === "cancel") return cancel(req.id);
+  return answer(req);
 });
 
+// Go reports every call from outside the room, hundreds a second under load: the log draws them together,
+// at most every ACTIVITY_DRAW_MS (a redraw per call made each call wait behind a layout), the newest
+// ACTIVITY_KEPT at most.
+const ACTIVITY_KEPT = 200;
+const ACTIVITY_DRAW_MS = 250;
+let undrawn = [];
+function drawActivity() {
+  const lines = undrawn;
+  undrawn = [];
+  for (const line of lines) logActivity(...line);
+}
 on("activity", (a) => {
   if (!a) return;
   const o = a.outcome || {};
   const what = a.op === "call" ? `${a.tool} (${a.appId})` : a.op === "launch" ? `launch ${a.ref}` : `${a.op} ${a.appId || ""}`;
   const out = o.ok ? (o.result !== undefined ? o.result : "ok") : `${o.refused}: ${o.message}`;
-  logActivity(a.caller, what, a.op === "call" ? a.args : undefined, out, !o.ok);
+  if (undrawn.push([a.caller, what, a.op === "call" ? a.args : undefined, out, !o.ok]) === 1) setTimeout(() => requestAnimationFrame(drawActivity), ACTIVITY_DRAW_MS);
+  if (undrawn.length > ACTIVITY_KEPT) undrawn.shift();
 });
 
 // ---- the room's own buttons ----

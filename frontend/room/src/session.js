@@ -7,17 +7,8 @@
 // Always listening: audio streams and the provider detects turns.
 //
 // For automation: window.voicebox.session = { start(provider), sendText(text), stop(), state, … }.
-import { call, on, addRoute, httpJSON, isDesktop } from "./transport.js";
+import { call, on, isDesktop } from "./transport.js";
 import { el, notify } from "./ui.js";
-
-addRoute("SessionService.Start", (provider) => httpJSON("POST", "/api/session/start", { provider }));
-addRoute("SessionService.Stop", () => httpJSON("POST", "/api/session/stop", {}));
-addRoute("SessionService.Status", () => httpJSON("GET", "/api/session"));
-addRoute("SessionService.SendText", (text) => httpJSON("POST", "/api/session/text", { text }));
-addRoute("SessionService.PushToTalk", (down) => httpJSON("POST", "/api/session/ptt", { down }));
-addRoute("SessionService.SetMode", (mode) => httpJSON("POST", "/api/session/mode", { mode }));
-addRoute("SessionService.Transcript", () => httpJSON("GET", "/api/session/transcript"));
-addRoute("SessionService.ClearTranscript", () => httpJSON("DELETE", "/api/session/transcript"));
 
 const OUTPUT_RATE = 24000;
 const LIVE = new Set(["listening", "thinking", "speaking"]);

@@ -1,11 +1,8 @@
 // Settings: the voice provider, its keys and models (SettingsService), and Settings › MCP (mcp.js mounts
 // itself into #settings-mcp). Keys are write-only: the fields are always empty and say only whether a key
 // is set; typing one replaces it, Clear removes the stored one. Go keeps them in settings.json (0600).
-import { call, on, addRoute, httpJSON } from "./transport.js";
+import { call, on } from "./transport.js";
 import { notify } from "./ui.js";
-
-addRoute("SettingsService.Get", () => httpJSON("GET", "/api/settings"));
-addRoute("SettingsService.Update", (patch) => httpJSON("POST", "/api/settings", patch));
 
 const $ = (id) => document.getElementById(id);
 let current = null;

@@ -1,6 +1,12 @@
-// The room's one door to Go. In the desktop it calls the Wails bindings (window.go.services.*) and listens
-// to Wails events; in `voicebox serve` it calls the same methods over HTTP and listens to server-sent events.
-// Every failure becomes a RoomError with the Go side's code, so callers never care which door they used.
+// The room's one door to Go. In the desktop it calls the Wails bindings (window.go.<package>.<Service>) and
+// listens to Wails events; in `voicebox serve` it calls the very same methods by name over HTTP
+// (POST /api/call/<Service>.<Method> with the argument array) and listens to server-sent events. Go's list
+// of bound methods is the only list: nothing here names a route. Every failure becomes a RoomError with the
+// Go side's code, so callers never care which door they used.
+//
+// requests(handle) is the room's request channel (docs/sandbox.md, "Room ↔ Go"): what Go asks of this room
+// (a tool call, a launch, a close) arrives in order and nothing is dropped; handle's answer goes back with
+// the request's id.
 
 export class RoomError extends Error {
   constructor(body) {
@@ -32,46 +38,19 @@ function safeParse(s) {
   try { return JSON.parse(s); } catch { return { error: "internal-error", message: s }; }
 }
 
-async function http(method, url, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const res = await fetch(url, init);
+// viaHTTP is the same call over HTTP; the room's cookie carries the run's secret.
+async function viaHTTP(name, args) {
+  const res = await fetch(`/api/call/${encodeURIComponent(name)}`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args),
+  });
   const text = await res.text();
   const data = text ? safeParse(text) : null;
   if (!res.ok) throw new RoomError(data || { error: `http-${res.status}`, message: res.statusText });
   return data;
 }
 
-const q = (k, v) => `${k}=${encodeURIComponent(v)}`;
-
-// HTTP twins of the bound methods, by "Service.Method".
-const routes = {
-  "StoreService.List": () => http("GET", "/api/mini-apps"),
-  "StoreService.Get": (ref) => http("GET", `/api/mini-apps?${q("ref", ref)}`),
-  "StoreService.Delete": (id) => http("DELETE", `/api/mini-apps?${q("id", id)}`),
-  "StoreService.Save": (req) => http("POST", "/api/mini-apps", req),
-  "StoreService.ReadFile": (path) => http("GET", `/api/file?${q("path", path)}`),
-  "DocumentService.List": async () => [],
-  "DocumentService.Read": (id) => Promise.reject(new RoomError({ error: "document-not-found", message: id })),
-  "RoomService.Config": () => http("GET", "/api/config"),
-  "RegistryService.Hello": (room) => http("POST", "/api/registry/hello", { room }),
-  "RegistryService.Goodbye": (room) => http("POST", "/api/registry/goodbye", { room }),
-  "RegistryService.Register": (room, appId, title, slug, tools) =>
-    http("POST", "/api/mini-app/tools", { room, appId, title, slug, tools }).then((r) => r.verdicts),
-  "RegistryService.Unregister": (appId) => http("DELETE", `/api/mini-app/tools?${q("appId", appId)}`),
-  "RegistryService.Reply": (reply) => http("POST", "/api/registry/reply", reply),
-  "RegistryService.Call": (appId, tool, args) => http("POST", "/api/mini-app/call", { appId, tool, args }),
-  "RegistryService.Apps": () => http("GET", "/api/mini-app/tools").then((r) => r.apps),
-  "RegistryService.FunctionDeclarations": (provider) => http("GET", `/api/mini-app/declarations?${q("provider", provider)}`),
-  "SandboxService.Prepare": (req) => http("POST", "/api/sandbox/prepare", req),
-  "SandboxService.Release": (launchId) => http("POST", "/api/sandbox/release", { launchId }),
-};
-
-// roomId names this page load of the room to Go: requests Go publishes on "registry:request" carry the id
-// of the room that must answer, and in `voicebox serve` the end of this page's event stream says goodbye.
+// roomId names this page load of the room to Go: requests Go sends carry the id of the room that must
+// answer, and in `voicebox serve` this page's request channel says hello and, when it ends, goodbye.
 export const roomId = (() => {
   const b = new Uint8Array(16);
   crypto.getRandomValues(b);
@@ -84,21 +63,57 @@ export function call(name, ...args) {
     const [service, method] = name.split(".");
     return viaWails(service, method, args);
   }
-  const route = routes[name];
-  if (!route) return Promise.reject(new RoomError({ error: "unsupported", message: `${name} has no HTTP route` }));
-  return route(...args);
+  return viaHTTP(name, args);
 }
-
-// Register an extra HTTP route (used by modules that add services).
-export function addRoute(name, fn) { routes[name] = fn; }
-export { http as httpJSON };
 
 let source = null;
 // on("store:changed", fn) subscribes to a Go event; it returns a function that unsubscribes.
 export function on(name, fn) {
   if (isDesktop()) return window.runtime.EventsOn(name, fn);
-  if (!source) source = new EventSource(`/api/events?${q("room", roomId)}`);
+  if (!source) source = new EventSource("/api/events");
   const listener = (ev) => fn(ev.data ? safeParse(ev.data) : undefined);
   source.addEventListener(name, listener);
   return () => source.removeEventListener(name, listener);
+}
+
+// requests runs handle(request) → Promise<reply> for every request Go sends this room, and sends each
+// reply back with its request's id and this room's.
+export function requests(handle) {
+  const desktop = isDesktop();
+  const send = desktop ? desktopReplies() : channelSocket(run);
+  function run(req) {
+    if (!req || req.room !== roomId) return; // the desktop's window event reaches every room page
+    Promise.resolve(handle(req)).then((rep) => { if (rep) send({ ...rep, id: req.id, room: roomId }); });
+  }
+  if (desktop) window.runtime.EventsOn("registry:requests", (batch) => { for (const req of batch || []) run(req); });
+}
+
+// desktopReplies sends replies with RegistryService.Reply: at once when none is on its way, else together
+// with the others that came meanwhile (one IPC round trip for many under load, none added for one).
+function desktopReplies() {
+  let queued = [], busy = false;
+  const flush = () => {
+    if (busy || queued.length === 0) return;
+    const batch = queued; queued = []; busy = true;
+    call("RegistryService.Reply", batch).catch((err) => console.error("reply:", err)).finally(() => { busy = false; flush(); });
+  };
+  return (rep) => { queued.push(rep); flush(); };
+}
+
+// channelSocket is the request channel of `voicebox serve`: one WebSocket, requests down and replies up
+// (both JSON arrays), reconnected while the page lives. Replies made while it is down wait for the next one.
+function channelSocket(run) {
+  let ws = null, waiting = [], retry = 100;
+  const connect = () => {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    ws = new WebSocket(`${scheme}://${location.host}/api/room/channel?room=${encodeURIComponent(roomId)}`);
+    ws.onopen = () => { retry = 100; if (waiting.length) { ws.send(JSON.stringify(waiting)); waiting = []; } };
+    ws.onmessage = (e) => { const batch = safeParse(e.data); if (Array.isArray(batch)) for (const req of batch) run(req); };
+    ws.onclose = () => { ws = null; setTimeout(connect, retry); retry = Math.min(retry * 2, 2000); };
+  };
+  connect();
+  return (rep) => {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify([rep]));
+    else waiting.push(rep);
+  };
 }

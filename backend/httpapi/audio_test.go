@@ -44,32 +44,35 @@ func newSessionFixture(t *testing.T) *sessionFixture {
 	t.Cleanup(f.m.Close)
 	f.srv, f.host = serve(t, func(host string) Options {
 		return Options{
-			Host:  host,
-			Room:  fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}},
-			Bus:   bus,
-			Extra: SessionRoutes(host, services.NewSessionService(f.m), services.NewSettingsService(st, bus, getenv)),
+			Host:     host,
+			Room:     fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}},
+			Bus:      bus,
+			Services: []any{services.NewSessionService(f.m), services.NewSettingsService(st, bus, getenv)},
+			Voice:    f.m,
 		}
 	})
 	return f
 }
 
-// do sends a request from the room's page (its Origin) and fails if the answer shows the key.
-func (f *sessionFixture) do(t *testing.T, method, path, body string) (int, map[string]any) {
+// do calls a method from the room's page (its Origin) and fails if the answer shows the key.
+func (f *sessionFixture) do(t *testing.T, name, args string) (int, map[string]any) {
 	t.Helper()
-	status, v, raw := send(t, f.srv, call{method: method, path: path, body: body, header: map[string]string{"Origin": Origin(f.host)}})
+	c := callTo(name, args)
+	c.header = map[string]string{"Origin": Origin(f.host)}
+	status, v, raw := send(t, f.srv, c)
 	if strings.Contains(string(raw), "sk-right-key") {
-		t.Fatalf("%s %s leaked the key: %s", method, path, raw)
+		t.Fatalf("%s leaked the key: %s", name, raw)
 	}
 	return status, v
 }
 
-func TestSettingsRoutesAreWriteOnlyForKeys(t *testing.T) {
+func TestSettingsAreWriteOnlyForKeys(t *testing.T) {
 	f := newSessionFixture(t)
-	code, v := f.do(t, "GET", "/api/settings", "")
+	code, v := f.do(t, "SettingsService.Get", `[]`)
 	if code != 200 || v["provider"] != "openai" || v["openai"].(map[string]any)["key"] != "not set" || v["gemini"].(map[string]any)["defaultModel"] != voice.DefaultGeminiModel {
 		t.Fatalf("%d %v", code, v)
 	}
-	code, v = f.do(t, "POST", "/api/settings", `{"openaiKey":"sk-right-key-123","provider":"gemini","geminiModel":"gemini-live-test"}`)
+	code, v = f.do(t, "SettingsService.Update", `[{"openaiKey":"sk-right-key-123","provider":"gemini","geminiModel":"gemini-live-test"}]`)
 	if code != 200 || v["openai"].(map[string]any)["key"] != "set" || v["openai"].(map[string]any)["keySource"] != "settings" || v["provider"] != "gemini" || v["gemini"].(map[string]any)["model"] != "gemini-live-test" {
 		t.Fatalf("%d %v", code, v)
 	}
@@ -78,35 +81,33 @@ func TestSettingsRoutesAreWriteOnlyForKeys(t *testing.T) {
 		t.Fatalf("settings file: %v %v", fi.Mode(), err)
 	}
 	for _, bad := range []string{`{"provider":"claude"}`, `{"openaiKey":"has space"}`, `{"geminiModel":"<script>"}`} {
-		if code, v := f.do(t, "POST", "/api/settings", bad); code != 400 || v["error"] != "bad-request" {
+		if code, v := f.do(t, "SettingsService.Update", "["+bad+"]"); code != 400 || v["error"] != "bad-request" {
 			t.Errorf("%s: %d %v", bad, code, v)
 		}
 	}
 	// The shared door still applies: no JSON, no change.
-	req, _ := http.NewRequest("POST", f.srv.URL+"/api/settings", strings.NewReader(`{"openaiKey":""}`))
-	req.Header.Set("Content-Type", "text/plain")
-	res, _ := http.DefaultClient.Do(req)
-	res.Body.Close()
-	if res.StatusCode != http.StatusUnsupportedMediaType {
-		t.Fatalf("text/plain: %d", res.StatusCode)
+	c := callTo("SettingsService.Update", `[{"openaiKey":""}]`)
+	c.ctype = "text/plain"
+	if status, _, _ := send(t, f.srv, c); status != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain: %d", status)
 	}
-	if code, v := f.do(t, "POST", "/api/settings", `{"openaiKey":""}`); code != 200 || v["openai"].(map[string]any)["key"] != "not set" {
+	if code, v := f.do(t, "SettingsService.Update", `[{"openaiKey":""}]`); code != 200 || v["openai"].(map[string]any)["key"] != "not set" {
 		t.Fatalf("clear: %d %v", code, v)
 	}
 }
 
-func TestSessionRoutesAndAudioSocket(t *testing.T) {
+func TestSessionAndAudioSocket(t *testing.T) {
 	f := newSessionFixture(t)
-	code, v := f.do(t, "POST", "/api/session/start", `{"provider":"openai"}`)
+	code, v := f.do(t, "SessionService.Start", `["openai"]`)
 	if code != 400 || v["error"] != voice.CodeMissingKey {
 		t.Fatalf("no key: %d %v", code, v)
 	}
-	f.do(t, "POST", "/api/settings", `{"openaiKey":"sk-wrong"}`)
-	if code, v := f.do(t, "POST", "/api/session/start", `{"provider":"openai"}`); code != 401 || v["error"] != voice.CodeKeyRefused {
+	f.do(t, "SettingsService.Update", `[{"openaiKey":"sk-wrong"}]`)
+	if code, v := f.do(t, "SessionService.Start", `["openai"]`); code != 401 || v["error"] != voice.CodeKeyRefused {
 		t.Fatalf("wrong key: %d %v", code, v)
 	}
-	f.do(t, "POST", "/api/settings", `{"openaiKey":"sk-right-key-123"}`)
-	if code, v := f.do(t, "POST", "/api/session/start", `{"provider":"openai"}`); code != 200 || v["state"] != "listening" || v["inputRate"] != float64(24000) {
+	f.do(t, "SettingsService.Update", `[{"openaiKey":"sk-right-key-123"}]`)
+	if code, v := f.do(t, "SessionService.Start", `["openai"]`); code != 200 || v["state"] != "listening" || v["inputRate"] != float64(24000) {
 		t.Fatalf("start: %d %v", code, v)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -123,6 +124,7 @@ func TestSessionRoutesAndAudioSocket(t *testing.T) {
 		status        int
 	}{{"", "?rate=48000", 403}, {"http://evil.example", "?rate=48000", 403}, {"null", "?rate=48000", 403}, {Origin(f.host), "?rate=1", 400}, {Origin(f.host), "", 400}} {
 		h := http.Header{}
+		h.Set("Authorization", "Bearer "+testSecret)
 		if c.origin != "" {
 			h.Set("Origin", c.origin)
 		}
@@ -133,6 +135,7 @@ func TestSessionRoutesAndAudioSocket(t *testing.T) {
 	}
 	h := http.Header{}
 	h.Set("Origin", Origin(f.host))
+	h.Set("Authorization", "Bearer "+testSecret)
 	ws, _, err := websocket.Dial(ctx, wsURL+"?rate=48000", &websocket.DialOptions{HTTPHeader: h})
 	if err != nil {
 		t.Fatal(err)
@@ -180,10 +183,10 @@ func TestSessionRoutesAndAudioSocket(t *testing.T) {
 			n += len(b)
 		}
 	}
-	if code, _ := f.do(t, "POST", "/api/session/text", `{"text":"hello"}`); code != 200 {
+	if code, _ := f.do(t, "SessionService.SendText", `["hello"]`); code != 200 {
 		t.Fatal(code)
 	}
-	if code, _ := f.do(t, "GET", "/api/session/transcript", ""); code != 200 {
+	if code, _ := f.do(t, "SessionService.Transcript", `[]`); code != 200 {
 		t.Fatal(code)
 	}
 	// An odd frame is not PCM16: the socket closes with a reason.
@@ -196,10 +199,10 @@ func TestSessionRoutesAndAudioSocket(t *testing.T) {
 			break
 		}
 	}
-	if code, v := f.do(t, "POST", "/api/session/stop", `{}`); code != 200 || v["state"] != "idle" {
+	if code, v := f.do(t, "SessionService.Stop", `[]`); code != 200 || v["state"] != "idle" {
 		t.Fatalf("stop %d %v", code, v)
 	}
-	if code, v := f.do(t, "POST", "/api/session/text", `{"text":"hello"}`); code != 409 || v["error"] != voice.CodeNotRunning {
+	if code, v := f.do(t, "SessionService.SendText", `["hello"]`); code != 409 || v["error"] != voice.CodeNotRunning {
 		t.Fatalf("text after stop %d %v", code, v)
 	}
 }

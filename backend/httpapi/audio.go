@@ -10,7 +10,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
@@ -20,48 +19,10 @@ import (
 // ({"type":"ptt","down":true}) so a turn's end never overtakes its last audio.
 const AudioPath = "/api/session/audio"
 
-// SessionRoutes are the HTTP twins of SessionService and SettingsService (see transport.js), and the audio
-// WebSocket. They sit behind the shared door, so Host, Origin and content type are already checked; the
-// WebSocket additionally requires an Origin (every browser sends one) equal to the room's.
-func SessionRoutes(host string, sess *services.SessionService, set *services.SettingsService) func(*http.ServeMux) {
-	origin := Origin(host)
-	const small = 64 << 10
-	type startReq struct {
-		Provider string `json:"provider"`
-	}
-	type textReq struct {
-		Text string `json:"text"`
-	}
-	type pttReq struct {
-		Down bool `json:"down"`
-	}
-	type modeReq struct {
-		Mode string `json:"mode"`
-	}
-	return func(mux *http.ServeMux) {
-		mux.HandleFunc("GET /api/session", run(sess.Status))
-		mux.HandleFunc("POST /api/session/start", post(small, func(req startReq) (voice.Status, error) { return sess.Start(req.Provider) }))
-		mux.HandleFunc("POST /api/session/stop", run(sess.Stop))
-		mux.HandleFunc("POST /api/session/text", post(small, func(req textReq) (map[string]bool, error) { return okOr(sess.SendText(req.Text)) }))
-		mux.HandleFunc("POST /api/session/ptt", post(small, func(req pttReq) (voice.Status, error) { return sess.PushToTalk(req.Down) }))
-		mux.HandleFunc("POST /api/session/mode", post(small, func(req modeReq) (voice.Status, error) { return sess.SetMode(req.Mode) }))
-		mux.HandleFunc("/api/session/transcript", byMethod("/api/session/transcript",
-			method{http.MethodGet, run(sess.Transcript)},
-			method{http.MethodDelete, run(func() (map[string]bool, error) { return okOr(sess.ClearTranscript()) })},
-		))
-		mux.HandleFunc("GET "+AudioPath, func(w http.ResponseWriter, r *http.Request) {
-			audioSocket(w, r, origin, services.ManagerOf(sess))
-		})
-		mux.HandleFunc("/api/settings", byMethod("/api/settings",
-			method{http.MethodGet, run(set.Get)},
-			method{http.MethodPost, post(small, set.Update)},
-		))
-	}
-}
-
 // audioSocket relays microphone frames up and the model's audio down for one room page.
-func audioSocket(w http.ResponseWriter, r *http.Request, origin string, m *voice.Manager) {
-	if r.Header.Get("Origin") != origin {
+func audioSocket(w http.ResponseWriter, r *http.Request, m *voice.Manager) {
+	// The door has checked the Origin when there is one; a browser's WebSocket always sends it.
+	if r.Header.Get("Origin") == "" {
 		writeError(w, http.StatusForbidden, CodeForbiddenOrigin, "the audio socket is for the room's own page")
 		return
 	}
