@@ -58,10 +58,12 @@ fuzz:
 	done
 
 # Go benchmarks (store discovery beside find, argument validation beside jsonschema/v5), then the sandbox's
-# round trip in headless Chromium beside a bare relay through the same frames.
+# round trip in headless Chromium beside a bare relay through the same frames, then an app's echo through
+# MCP beside list_mini_apps (the Go ↔ room hop) in serve and in the desktop window under Xvfb.
 bench: deps-test build
 	$(GO) test -run '^$$' -bench . -benchmem -tags $(TAGS) ./backend/...
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run TestBenchmarkRoundTrip -v ./tests/e2e
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestBenchmark(RoundTrip|MCP)' -v ./tests/e2e
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run TestBenchmarkMCP -v ./tests/desktop
 
 # Contributors with the Wails CLI can use live reload; see README.
 wails-dev:

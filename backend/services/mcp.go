@@ -8,7 +8,7 @@ import (
 
 // MCPService is the room's door to the MCP server: Settings › MCP shows its status (URL, token, connected
 // clients), flips its switch at runtime and copies a client config. The desktop binds it; `voicebox serve`
-// serves the same methods under /api/mcp.
+// serves the same methods by name (backend/httpapi).
 type MCPService struct {
 	m *mcpserver.Manager
 }

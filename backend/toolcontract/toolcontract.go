@@ -147,7 +147,7 @@ type Tool struct {
 	root *snode // enforced schema, used by ValidateArgs
 }
 
-// Verdict is the per-tool answer of RegisterAll (and POST /api/mini-app/tools).
+// Verdict is the per-tool answer of RegisterAll (and RegistryService.Register).
 type Verdict struct {
 	Name    string `json:"name"`
 	OK      bool   `json:"ok"`

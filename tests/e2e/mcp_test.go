@@ -338,6 +338,22 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	waitFor("the app's window gone", `document.querySelectorAll("iframe.mini-app-bridge").length === 0`)
 
+	// 6b. A launch has its own bound (15 s), not a tool call's (5 s): an app that takes 5.5 s to become
+	// ready opens, and the answer says so (before, Go answered tool-timeout at 5 s and the app opened anyway).
+	start := time.Now()
+	lr, err := watcher.CallTool(cctx, &mcp.CallToolParams{Name: "launch_mini_app", Arguments: map[string]any{"ref": "slow-ready.html"}})
+	if err != nil || lr.IsError || !strings.Contains(lr.Content[0].(*mcp.TextContent).Text, "__ping") {
+		t.Fatalf("slow launch: %v %+v", err, lr)
+	}
+	if took := time.Since(start); took < 5500*time.Millisecond {
+		t.Fatalf("the slow app was ready after %v: it is not slow enough to show the bound", took)
+	}
+	var slow struct{ AppID string }
+	_ = json.Unmarshal([]byte(lr.Content[0].(*mcp.TextContent).Text), &slow)
+	if cr, err := watcher.CallTool(cctx, &mcp.CallToolParams{Name: "close_mini_app", Arguments: map[string]any{"appId": slow.AppID}}); err != nil || cr.IsError {
+		t.Fatalf("close the slow app: %v %+v", err, cr)
+	}
+
 	// 7. The switch in Settings › MCP stops the server at runtime and starts it again.
 	eval(nil, `document.getElementById("mcp-enabled").click()`)
 	waitFor("MCP off", `document.body.dataset.mcp === "off"`)
