@@ -104,9 +104,11 @@ func startServer(t testing.TB, flags ...string) *server {
 	select {
 	case u := <-lines:
 		room, err := url.Parse(strings.TrimSpace(u))
-		if err != nil || room.Query().Get("token") == "" {
-			t.Fatalf("the room's URL %q carries no token (%v)", u, err)
+		if err != nil {
+			t.Fatalf("the room's URL %q: %v", u, err)
 		}
+		// TestServeSecret checks that the URL carries the token; here its absence only means an older
+		// binary (a benchmark's baseline).
 		s.url, s.token = room.Scheme+"://"+room.Host, room.Query().Get("token")
 		roomTokens.Store(s.url, s.token)
 	case <-time.After(30 * time.Second):
@@ -122,7 +124,7 @@ var roomTokens sync.Map
 // roomLink is the address a browser opens for the room at base: with the server's token when it is one
 // startServer started.
 func roomLink(base string) string {
-	if tok, ok := roomTokens.Load(base); ok {
+	if tok, ok := roomTokens.Load(base); ok && tok != "" {
 		return base + "/?token=" + url.QueryEscape(tok.(string))
 	}
 	return base + "/"
@@ -208,7 +210,9 @@ func (s *server) tryAPI(method, path string, body any, out any) (int, error) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: %v", method, path, err)

@@ -21,6 +21,9 @@ func TestServeSecret(t *testing.T) {
 	}
 	t.Setenv("VOICEBOX_MCP_ADDR", "127.0.0.1:0")
 	s := startServer(t, "--mcp")
+	if len(s.token) < 32 {
+		t.Errorf("the room's URL carries no secret (or a short one): %q", s.token)
+	}
 	var d mcpDiscovery
 	for i := 0; ; i++ {
 		b, err := os.ReadFile(filepath.Join(s.data, "mcp.json"))
