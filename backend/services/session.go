@@ -17,10 +17,6 @@ type SessionService struct {
 // NewSessionService serves m.
 func NewSessionService(m *voice.Manager) *SessionService { return &SessionService{m: m} }
 
-// ManagerOf is the session behind the service, for the HTTP door's audio socket. It is a function, not a
-// method, so Wails does not bind it to the room.
-func ManagerOf(s *SessionService) *voice.Manager { return s.m }
-
 // Start opens a session with "openai" or "gemini" ("" uses the provider chosen in Settings) and returns
 // once the provider has set it up. A missing key answers missing-key; a key the provider refuses,
 // key-refused.
