@@ -231,12 +231,12 @@ func TestDoorRefusals(t *testing.T) {
 	}
 }
 
-// `voicebox serve`'s door to the trash: DELETE answers an undo token, POST /api/mini-apps/restore takes it
-// and brings the files back once; a path in use again is refused 409 with nothing changed.
+// `voicebox serve`'s door to the trash: StoreService.Delete answers an undo token, StoreService.Restore
+// takes it and brings the files back once; a path in use again is refused 409 with nothing changed.
 func TestDeleteAndRestoreOverHTTP(t *testing.T) {
 	f := newFixture(t)
 	calc := filepath.Join(f.workspace, "calc.html")
-	status, body := f.do(t, call{method: "DELETE", path: "/api/mini-apps?id=page_calc"})
+	status, body := f.do(t, callTo("StoreService.Delete", `["page_calc"]`))
 	undo, _ := body["undo"].(string)
 	trashed, _ := body["trashed"].([]any)
 	if status != 200 || undo == "" || len(trashed) != 1 || !strings.HasPrefix(trashed[0].(string), filepath.Join(f.data, "trash", "files")+"/") {
@@ -248,20 +248,20 @@ func TestDeleteAndRestoreOverHTTP(t *testing.T) {
 
 	write(t, calc, "<title>a new calc</title>")
 	before := f.snapshot(t)
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps/restore", body: `{"undo":"` + undo + `"}`})
+	status, body = f.do(t, callTo("StoreService.Restore", `[{"undo":"`+undo+`"}]`))
 	if status != 409 || body["error"] != "restore-path-taken" || !sameTree(before, f.snapshot(t)) {
 		t.Fatalf("restore over a new file: got %d %v, want 409 restore-path-taken and nothing changed", status, body)
 	}
 	os.Remove(calc)
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps/restore", body: `{"undo":"` + undo + `"}`})
+	status, body = f.do(t, callTo("StoreService.Restore", `[{"undo":"`+undo+`"}]`))
 	if b, _ := os.ReadFile(calc); status != 200 || string(b) != calcPage {
 		t.Fatalf("restore: got %d %v and %q", status, body, b)
 	}
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps/restore", body: `{"undo":"` + undo + `"}`})
+	status, body = f.do(t, callTo("StoreService.Restore", `[{"undo":"`+undo+`"}]`))
 	if status != 410 || body["error"] != "not-in-trash" {
 		t.Fatalf("second restore: got %d %v, want 410 not-in-trash", status, body)
 	}
-	status, body = f.do(t, call{method: "POST", path: "/api/mini-apps/restore", body: `{}`})
+	status, body = f.do(t, callTo("StoreService.Restore", `[{}]`))
 	if status != 400 || body["error"] != "bad-request" {
 		t.Fatalf("restore without a token: got %d %v", status, body)
 	}

@@ -20,8 +20,9 @@ import (
 
 // dispatcher runs the model's function calls: the host verbs (backend/verbs) and the open apps' tools by
 // their exposed names (backend/exposed), through the registry. Every call is validated first (nothing is
-// dispatched on a refusal), and bounded by toolcontract.CallTimeout and toolcontract.MaxOutputBytes
-// whatever the registry or the room does.
+// dispatched on a refusal). What reaches a room (a tool call, a launch, a close) is bounded by the
+// registry, the one owner of those bounds (a launch has 15 s, not a call's 5); the verbs Go answers itself
+// (list, save) by the dispatcher, with toolcontract.CallTimeout and toolcontract.MaxOutputBytes.
 type dispatcher struct {
 	exposed *exposed.Table
 	door    verbs.Doors
@@ -49,8 +50,11 @@ func doorOf(provider string) verbs.Doors {
 	return verbs.VoiceOpenAI
 }
 
-// call runs one function call and never takes longer than the timeout.
+// call runs one function call.
 func (d *dispatcher) call(ctx context.Context, name string, args json.RawMessage) registry.Outcome {
+	if name != verbs.List && name != verbs.Save {
+		return d.run(ctx, name, args) // the registry bounds it
+	}
 	timeout := d.timeout
 	if timeout <= 0 {
 		timeout = toolcontract.CallTimeout

@@ -74,7 +74,7 @@ func caseFolderApp(t *testing.T, p page, s *server) {
 		AppID  string `json:"appId"`
 		Folder string `json:"folder"`
 	}
-	if code := s.api(t, "POST", "/api/mini-apps", map[string]any{"ref": "pizza"}, &saved); code != 200 || saved.AppID != "app_pizza" || saved.Folder != dir {
+	if code := s.call(t, &saved, "StoreService.Save", map[string]any{"ref": "pizza"}); code != 200 || saved.AppID != "app_pizza" || saved.Folder != dir {
 		t.Fatalf("save: %d %+v", code, saved)
 	}
 	for _, f := range []string{"pizza/index.html", "pizza/lib/topping.js", "pizza/add.wasm", "pizza.meta.json"} {
@@ -90,7 +90,7 @@ func caseFolderApp(t *testing.T, p page, s *server) {
 			Kind   string `json:"kind"`
 		} `json:"apps"`
 	}
-	s.api(t, "GET", "/api/mini-apps", nil, &list)
+	s.call(t, &list, "StoreService.List")
 	n := 0
 	for _, a := range list.Apps {
 		if strings.HasPrefix(a.Title, "Pizza") {

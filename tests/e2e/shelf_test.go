@@ -151,7 +151,7 @@ func caseViewerSaveDeleteUndo(t *testing.T, p page, s *server) {
 	var before, after struct {
 		Token string `json:"token"`
 	}
-	s.api(t, "GET", "/api/mcp", nil, &before)
+	s.call(t, &before, "MCPService.Status")
 	for _, answer := range []string{"confirm-cancel", "confirm-ok"} {
 		eval(t, p, nil, `document.getElementById("open-settings").click();
 			for (let i = 0; i < 100 && !document.getElementById("mcp-token-rotate")?.isConnected; i++) await new Promise((r) => setTimeout(r, 50));
@@ -160,7 +160,7 @@ func caseViewerSaveDeleteUndo(t *testing.T, p page, s *server) {
 			`const d = document.getElementById("confirm-dialog"); return !!d && d.open && document.getElementById("settings-dialog").open && document.getElementById("confirm-ok").textContent === "Make New Token";`)
 		eval(t, p, nil, `document.getElementById(%s).click();`, js(answer))
 		if answer == "confirm-cancel" {
-			s.api(t, "GET", "/api/mcp", nil, &after)
+			s.call(t, &after, "MCPService.Status")
 			if after.Token != before.Token { // "" while MCP has never been on: New token makes the first one
 				t.Fatalf("Cancel changed the token (%q → %q)", before.Token, after.Token)
 			}
@@ -168,7 +168,7 @@ func caseViewerSaveDeleteUndo(t *testing.T, p page, s *server) {
 		eval(t, p, nil, `document.getElementById("settings-dialog").close();`)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for s.api(t, "GET", "/api/mcp", nil, &after); after.Token == before.Token; s.api(t, "GET", "/api/mcp", nil, &after) {
+	for s.call(t, &after, "MCPService.Status"); after.Token == before.Token; s.call(t, &after, "MCPService.Status") {
 		if time.Now().After(deadline) {
 			t.Fatal("Make New Token did not change the token")
 		}
@@ -179,7 +179,7 @@ func caseViewerSaveDeleteUndo(t *testing.T, p page, s *server) {
 	var gone struct {
 		Undo string `json:"undo"`
 	}
-	if st := s.api(t, "DELETE", "/api/mini-apps?id=app_scoreboard", nil, &gone); st != 200 || gone.Undo == "" {
+	if st := s.call(t, &gone, "StoreService.Delete", "app_scoreboard"); st != 200 || gone.Undo == "" {
 		t.Fatalf("clean-up delete: %d", st)
 	}
 }

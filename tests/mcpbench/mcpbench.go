@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/voicebox/voicebox/backend/mcpserver"
 )
 
 // EchoApp is the mini-app the benchmark calls: one tool that answers its text.
@@ -70,20 +72,12 @@ func HTTP(t testing.TB, data string) *mcp.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "voicebox-bench-http", Version: "1.0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: bearer(d.Token)}}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: &mcpserver.BearerTransport{Token: d.Token}}}, nil)
 	if err != nil {
 		t.Fatalf("MCP over HTTP: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // Launch opens EchoFile through MCP (retrying while no room has said hello yet) and returns the echo

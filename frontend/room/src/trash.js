@@ -3,11 +3,9 @@
 // (that delete's toast replaces it; the earlier files stay restorable from the Trash itself). Ctrl+Z in
 // the room, outside text fields, undoes too. Go decides what a delete takes and brings back exactly that,
 // or nothing (docs/trash.md).
-import { call, addRoute, httpJSON } from "./transport.js";
+import { call } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { askConfirm } from "./confirm.js";
-
-addRoute("StoreService.Restore", (req) => httpJSON("POST", "/api/mini-apps/restore", req));
 
 let toast = null; // { box, undo }
 
