@@ -128,6 +128,9 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 		bounds += ", busy app"
 	}
 	t.Run(bounds, func(t *testing.T) { caseBounds(t, p, echo, busy) })
+	if busy { // the slow app spins while it loads: WebKit's one web process would freeze the room's timer too
+		t.Run("a launch past its bound closes the app", func(t *testing.T) { caseLaunchBound(t, p) })
+	}
 	t.Run("16 tools", func(t *testing.T) { caseTooManyTools(t, p) })
 	t.Run("standards mode kept", func(t *testing.T) { caseStandardsMode(t, p) })
 	t.Run("hostile app", func(t *testing.T) {
