@@ -54,7 +54,10 @@ func startSession(t *testing.T) *session {
 	home := t.TempDir()
 	s.env = append(os.Environ(), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),
 		"HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local/share"), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "NO_AT_BRIDGE=1")
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "NO_AT_BRIDGE=1",
+		// GStreamer's plugin registry, built on first use of media (the microphone), would be rebuilt in
+		// every fresh cache folder; building it can stall the web process past the watchdog's 2 s.
+		"GST_REGISTRY_1_0="+filepath.Join(os.TempDir(), "voicebox-desktop-tests-gst-registry.bin"))
 	return s
 }
 

@@ -1,6 +1,8 @@
 // Pop-over windows for open mini-apps inside #mini-app-container: each has a title bar (drag to move,
-// reload, close), resizes from its corner, and comes to the front when touched or focused.
-import { el } from "./ui.js";
+// reload, close), resizes from its corner, and comes to the front when touched. Which app has the keyboard
+// is keyboard.js' business: a press on a window hands its app the keyboard, Enter on its title too.
+import { el, notify, logActivity } from "./ui.js";
+import { adopt, release, handOver } from "./keyboard.js";
 
 let z = 10;
 let cascade = 0;
@@ -15,12 +17,6 @@ export function bringToFront(win) {
   win.dispatchEvent(new CustomEvent("voicebox:focus")); // the desktop's watchdog notes the app used last
 }
 
-// When a person clicks inside an app, the room's window loses focus to that frame: bring its window up.
-window.addEventListener("blur", () => setTimeout(() => {
-  const a = document.activeElement;
-  if (a && a.tagName === "IFRAME") bringToFront(a.closest(".mini-app-window"));
-}));
-
 // openWindow creates a window and returns its parts; the caller puts its frame into body.
 export function openWindow({ title, appId, onClose, onReload }) {
   const box = container();
@@ -28,7 +24,7 @@ export function openWindow({ title, appId, onClose, onReload }) {
   const width = Math.max(320, Math.min(480, rect.width - 40));
   const height = Math.max(240, Math.min(560, rect.height - 40));
   const step = (cascade++ % 6) * 28;
-  const titleEl = el("span", { class: "mini-app-title" }, title);
+  const titleEl = el("span", { class: "mini-app-title", tabindex: "0", title: "Click the app, or press Enter here, to type in it" }, title);
   const status = el("span", { class: "mini-app-status" }, "loading…");
   const reload = el("button", { type: "button", class: "mini-app-reload", title: "Reload the app (its tools are registered again)" }, "⟳");
   const close = el("button", { type: "button", class: "mini-app-close", title: "Close the app (its tools go away)" }, "✕");
@@ -41,9 +37,21 @@ export function openWindow({ title, appId, onClose, onReload }) {
   win.style.height = `${height}px`;
   box.append(win);
   windows.add(win);
+  adopt(win, body, () => {
+    const why = `${title} moved the keyboard into itself while it was not the app you were using, so it was closed: it could have read what you typed. Open it again to go on using it.`;
+    notify(why, "error");
+    logActivity("Voicebox", "close", title, "it took the keyboard from the room", true);
+    if (onClose) onClose();
+  });
   bringToFront(win);
 
   win.addEventListener("pointerdown", () => bringToFront(win), true);
+  titleEl.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" || !e.isTrusted) return;
+    e.preventDefault();
+    bringToFront(win);
+    handOver(win);
+  });
   reload.addEventListener("click", () => onReload && onReload());
   close.addEventListener("click", () => onClose && onClose());
 
@@ -78,6 +86,6 @@ export function openWindow({ title, appId, onClose, onReload }) {
     body,
     focus: () => bringToFront(win),
     setStatus: (text) => { status.textContent = text; },
-    remove: () => { windows.delete(win); win.remove(); },
+    remove: () => { windows.delete(win); release(win); win.remove(); },
   };
 }

@@ -121,26 +121,41 @@ function show(out, ok, text) {
   out.textContent = text;
 }
 
-let lastKey = "";
+// Each open app's section stays in place while its tools do not change, so an app that opens or closes
+// elsewhere neither clears nor blurs what the person is typing into another app's form.
+const sections = new Map(); // appId → { key, node }
+
+function section(a) {
+  const open = new Set([...(sections.get(a.appId)?.node.querySelectorAll("details.tc-tool[open]") || [])].map((d) => d.dataset.tool));
+  return el("section", { class: "tc-app", dataset: { appId: a.appId } },
+    el("h3", {}, a.title, el("small", {}, ` ${a.appId}`)),
+    a.tools.length ? a.tools.map((t) => {
+      const card = toolCard(a, t);
+      if (open.has(t.name)) card.open = true;
+      return card;
+    }) : el("p", { class: "empty" }, a.ready ? "This app registered no tools." : "Loading…"));
+}
+
 function render() {
   const list = $("tool-list");
   if (!list) return;
   const apps = openApps();
-  const key = JSON.stringify(apps.map((a) => [a.appId, a.ready, a.tools]));
-  if (key === lastKey) return; // keep what the person typed when nothing changed
-  lastKey = key;
-  const open = new Set([...list.querySelectorAll("details.tc-tool[open]")].map((d) => `${d.dataset.appId}/${d.dataset.tool}`));
+  for (const id of [...sections.keys()]) if (!apps.some((a) => a.appId === id)) sections.delete(id);
   if (apps.length === 0) {
     list.replaceChildren(el("p", { class: "empty" }, "No app is open. Launch one from the tray; its tools appear here."));
     return;
   }
-  list.replaceChildren(...apps.map((a) => el("section", { class: "tc-app", dataset: { appId: a.appId } },
-    el("h3", {}, a.title, el("small", {}, ` ${a.appId}`)),
-    a.tools.length ? a.tools.map((t) => {
-      const card = toolCard(a, t);
-      if (open.has(`${a.appId}/${t.name}`)) card.open = true;
-      return card;
-    }) : el("p", { class: "empty" }, a.ready ? "This app registered no tools." : "Loading…"))));
+  const nodes = apps.map((a) => {
+    const key = JSON.stringify([a.ready, a.tools]);
+    let s = sections.get(a.appId);
+    if (!s || s.key !== key) {
+      s = { key, node: section(a) };
+      sections.set(a.appId, s);
+    }
+    return s.node;
+  });
+  for (const child of [...list.children]) if (!nodes.includes(child)) child.remove();
+  nodes.forEach((node, i) => { if (list.children[i] !== node) list.insertBefore(node, list.children[i] || null); });
 }
 
 onChange(render);
