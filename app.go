@@ -73,7 +73,9 @@ func runDesktop(cmd cli.Command) int {
 		},
 		// DisableWebViewDrop would unset the webview as a GTK drop target in Wails v2.9.2, and no file drop
 		// would arrive at all (wailsapp/wails#3563). WebKit's own handling of a drop is a navigation to the
-		// file, which the guard refuses, so the room stays. tests/desktop TestDropOpensTheFile drags for real.
+		// file, which the guard refuses, so the room stays. The guard replaces Wails' drop handlers with its
+		// own, which ignore drags that started in the window. tests/desktop TestDropOpensTheFile drags for
+		// real from another client; TestDragInsideAnAppOpensNothing drags inside a mini-app.
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
 	})
@@ -151,6 +153,8 @@ func (a *App) startup(ctx context.Context) {
 	go func() { <-ctx.Done(); cancel() }()
 	go a.deliverRequests(ctx)
 	a.forwardVoiceAudio(ctx)
+	// Where the guard runs, it takes the drops itself (only from other applications: desktopguard.go);
+	// Wails' own drop reaches here when the guard is off or unsupported.
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { a.host.OpenFiles("", paths) })
 	if len(a.files) > 0 {
 		a.host.OpenFiles(a.cwd, a.files)

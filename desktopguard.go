@@ -51,7 +51,8 @@ func (a *App) installGuard() error {
 		OnRecovered: func() {
 			log.Printf("watchdog: the room is back (guard active: %v)", guard.Active())
 		},
-		Disabled: g.unsafe,
+		OnFileDrop: func(paths []string) { a.host.OpenFiles("", paths) },
+		Disabled:   g.unsafe,
 	})
 	switch {
 	case err == nil:

@@ -27,7 +27,10 @@
 //     and denies every other permission request; answers script dialogs
 //     (alert/confirm/prompt) without showing them;
 //   - runs a watchdog that restarts the shared web process and reloads the
-//     room when it stops answering (a mini-app in while(true){}).
+//     room when it stops answering (a mini-app in while(true){});
+//   - takes file drops from Wails: a drop reaches Options.OnFileDrop only
+//     when the drag came from another application, never from a drag that
+//     started in the window (a mini-app chooses what its drags carry).
 //
 // The room checks the guard with
 //
@@ -84,6 +87,12 @@ type Options struct {
 	// a foreign document (about:blank) replaced the room in the top frame.
 	// All mini-app frames are gone at that point.
 	OnRecovered func()
+
+	// OnFileDrop is called, on its own goroutine, with the paths of files
+	// the person dropped on the window from another application. With the
+	// guard installed, Wails' own file-drop handlers are gone (they took any
+	// uri-list drop, a mini-app's own drag included).
+	OnFileDrop func(paths []string)
 
 	// PingInterval is how often the watchdog pings the room (default 250ms);
 	// HangAfter is how long an unanswered ping may be outstanding before the
@@ -208,6 +217,12 @@ func external(raw string) {
 func recovering(reason string) {
 	if opts.OnRecovering != nil {
 		opts.OnRecovering(reason)
+	}
+}
+
+func fileDrop(paths []string) {
+	if opts.OnFileDrop != nil && len(paths) > 0 {
+		opts.OnFileDrop(paths)
 	}
 }
 

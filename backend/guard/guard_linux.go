@@ -82,6 +82,15 @@ func voiceboxGuardRecovering(reason *C.char) {
 	recovering(C.GoString(reason))
 }
 
+//export voiceboxGuardFileDrop
+func voiceboxGuardFileDrop(paths **C.char, n C.int) {
+	list := make([]string, 0, int(n))
+	for _, p := range unsafe.Slice(paths, int(n)) {
+		list = append(list, C.GoString(p))
+	}
+	go fileDrop(list)
+}
+
 //export voiceboxGuardRecovered
 func voiceboxGuardRecovered(ms C.int) {
 	go recovered()

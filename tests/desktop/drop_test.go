@@ -81,3 +81,66 @@ func TestDropOpensTheFile(t *testing.T) {
 		t.Fatalf("screenshot after the drop has %d colours, want the room still rendered", n)
 	}
 }
+
+// TestDragInsideAnAppOpensNothing drags a card inside a mini-app (issue 14 §2): the app put a file://
+// address of its choosing on the drag, and the pointer never leaves the app. Only a drag from another
+// application is the person's file drop; this one must open nothing.
+func TestDragInsideAnAppOpensNothing(t *testing.T) {
+	s := startSession(t)
+	b := newBox(t, s, nil)
+	statement := filepath.Join(t.TempDir(), "statement.html")
+	if err := os.WriteFile(statement, []byte("<!doctype html><title>Statement</title><script>webMcp.ready()</script>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := os.ReadFile(filepath.Join("testdata", "kanban.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.ReplaceAll(string(tmpl), "__FILE_URI__", "file://"+statement)
+	if err := os.WriteFile(filepath.Join(b.workspace, "kanban.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.start(t, nil)
+	s.window(t, b.app)
+	cs := b.mcpClient(t)
+	board := launchApp(t, cs, "kanban.html")
+
+	var at pt
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p, ok := findColour(s.screenshot(t), 0, 255, 255)
+		if ok {
+			at = p
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the board is not on the screen (%s)", s.keepScreenshot(t, "kanban.png"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// A press hands the board the keyboard and the pointer (a press on an app that has neither does not
+	// reach it); then the drag: press on the card, move in steps, release 60 px lower, still on the card.
+	x, y := at.x, at.y-40
+	args := []string{"mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", "1", "sleep", "0.5", "mousedown", "1", "sleep", "0.3"}
+	for i := 1; i <= 12; i++ {
+		args = append(args, "mousemove", fmt.Sprint(x+i), fmt.Sprint(y+i*5), "sleep", "0.05")
+	}
+	args = append(args, "sleep", "0.5", "mouseup", "1", "sleep", "1")
+	if out, err := s.run(t, 30*time.Second, "xdotool", args...); err != nil {
+		t.Fatalf("xdotool drag: %v %s", err, out)
+	}
+	text, refused := toolText(t, cs, 10*time.Second, toolNamed(t, board, "drops"), map[string]any{})
+	t.Logf("the board says: %s (refused %v)", text, refused)
+	if !strings.Contains(text, `"drops":1`) {
+		t.Errorf("the board saw no drop of its own card (%s): the drag did not happen, so the test shows nothing", s.keepScreenshot(t, "kanban-drag.png"))
+	}
+	if !strings.Contains(b.output(), "guard: ignored a drop of a drag that started in the window") {
+		t.Error("no log line that the guard ignored the drop (did the drop reach GTK?)")
+	}
+	if strings.Contains(b.output(), "opened "+statement) {
+		t.Errorf("a drag inside the app opened %s as the person's file", statement)
+	}
+	if _, open := findApp(openApps(t, cs), "Statement"); open {
+		t.Error("the dragged file was launched as a mini-app")
+	}
+}

@@ -130,14 +130,14 @@ func (k *keyboardRun) typeText(text string) {
 	k.xdo("type", "--delay", "60", text)
 }
 
-// magenta finds the keylogger's page on the screen (its centre), or false.
-func magenta(img image.Image) (pt, bool) {
+// findColour finds a page painted in one colour on the screen (its centre), or false.
+func findColour(img image.Image, r8, g8, b8 uint32) (pt, bool) {
 	b := img.Bounds()
 	minX, minY, maxX, maxY := b.Max.X, b.Max.Y, -1, -1
 	for y := b.Min.Y; y < b.Max.Y; y += 4 {
 		for x := b.Min.X; x < b.Max.X; x += 4 {
 			r, g, bl, _ := img.At(x, y).RGBA()
-			if r>>8 == 255 && g>>8 == 0 && bl>>8 == 255 {
+			if r>>8 == r8 && g>>8 == g8 && bl>>8 == b8 {
 				minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
 			}
 		}
@@ -164,7 +164,7 @@ func (k *keyboardRun) thief() openApp {
 		var at pt
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			p, ok := magenta(k.s.screenshot(k.t))
+			p, ok := findColour(k.s.screenshot(k.t), 255, 0, 255) // the keylogger is magenta
 			if ok {
 				at = p
 				break
