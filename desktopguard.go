@@ -161,6 +161,12 @@ func (a *App) recovering(reason string) {
 // Track is how the room tells the watchdog what it runs (launches, readiness, focus, tool calls, closes).
 func (r *RoomService) Track(ev recovery.Event) error { return r.app.guard.tracker.Track(ev) }
 
+// MayLaunch is what the room asks before it opens an app the person did not ask for (by: "model" or
+// "boot"): why it must stay closed, or "" (backend/recovery).
+func (r *RoomService) MayLaunch(appID, by string) (string, error) {
+	return r.app.guard.tracker.MayLaunch(appID, by), nil
+}
+
 // Recovery is what the room asks at boot: after a restart, the apps to open again, the one that was
 // closed and the notices to show (Recovered is false otherwise). Only the first room to ask gets the plan.
 func (r *RoomService) Recovery(room string) (recovery.Plan, error) {

@@ -2,14 +2,17 @@
 // frames share one web process, so an app that spins (while(true){}) freezes them all and the guard
 // (backend/guard) restarts the process and reloads the room. Everything that lived in that process is
 // gone; this package remembers, from what the room reported while it still ran, which apps were open and
-// which one to blame, and hands the reloaded room a Plan: the apps to open again, the one left closed, and
-// the notices that say so.
+// what the evidence says about them, and hands the reloaded room a Plan: the apps to open again (all at
+// once, or one at a time on probation), the one closed, and notices that say what is known and no more.
 //
-// Who is blamed: the app with the oldest tool call still in flight; else the app whose document was
-// loading (launched or reloaded, not ready yet), the most recent one; else the app the person launched or
-// brought to the front most recently. Frames cannot be told apart once the process hangs (one thread runs
-// them all), so this is a heuristic; a wrong guess costs one more restart, after which the app that hangs
-// again while it is being reopened is blamed (the room reopens apps one at a time).
+// Frames cannot be told apart once the process hangs (one thread runs them all), and an app can see how
+// many frames the room holds, so it can wait for another app and spin then. The watchdog therefore closes
+// an app only on evidence (verdict.go): it was the only app open; or it was running a tool call; or it
+// stopped the room while it was being reopened after other apps had run together without trouble. Without
+// evidence nobody is closed: the apps come back one at a time, newest first and the most suspect last, so
+// that the next hang has a newcomer to judge. After MaxHangs within Window the watchdog stops reopening
+// and asks the person. An app it closed stays closed, whatever asks to open it, until the person opens it
+// (MayLaunch).
 //
 // The desktop has one room page at a time: a room that asks for its plan at boot (Take) replaces every
 // other room the tracker knew.
@@ -37,12 +40,20 @@ const (
 	OpLaunch   = "launch"   // a frame is being created for the app; Request says how to open it again
 	OpReload   = "reload"   // the app's document is loading again (the person reloaded it)
 	OpReady    = "ready"    // the app's document is ready
-	OpFocus    = "focus"    // the person brought the app to the front or clicked into it
-	OpCall     = "call"     // a tool call (Call is its id) was sent to the app
-	OpDone     = "done"     // that call was answered, refused or timed out
+	OpFocus    = "focus"    // the person brought the app to the front (accepted; the watchdog does not guess from it)
+	OpCall     = "call"     // a tool call (Call is its id) was sent to the app: CallStarted
+	OpDone     = "done"     // that call was answered, refused or timed out: CallDone
 	OpClose    = "close"    // the app was closed
 	OpReopened = "reopened" // after a recovery: the room reopened Reopened apps of its plan (Failed did not open)
 	OpGoodbye  = "goodbye"  // the room page is going away on its own (reload, window closing)
+)
+
+// Who asked for a launch (Event.By, MayLaunch).
+const (
+	ByPerson   = "person"   // the person: the tray, a file they opened, dropped or handed over, automation
+	ByModel    = "model"    // a model or an MCP client (launch_mini_app)
+	ByWatchdog = "watchdog" // the recovery plan
+	ByBoot     = "boot"     // a room that boots opens the last file of the opened-files list
 )
 
 // Event is one report from the room.
@@ -52,9 +63,17 @@ type Event struct {
 	AppID    string   `json:"appId,omitempty"`
 	Title    string   `json:"title,omitempty"`
 	Request  *Request `json:"request,omitempty"`
+	By       string   `json:"by,omitempty"` // with OpLaunch: who asked ("" is the person)
 	Call     string   `json:"call,omitempty"`
 	Reopened int      `json:"reopened,omitempty"`
 	Failed   []string `json:"failed,omitempty"`
+}
+
+// CallFeed is how tool calls reach the watchdog: from the room's Track reports (OpCall, OpDone), or from
+// Go's registry, which dispatches every call. Tracker implements it.
+type CallFeed interface {
+	CallStarted(room, appID, call string)
+	CallDone(room, appID, call string)
 }
 
 // Reasons a recovery starts (the guard's OnRecovering).
@@ -83,9 +102,11 @@ type Plan struct {
 	Recovered bool     `json:"recovered"`
 	Reason    string   `json:"reason,omitempty"`
 	Closed    *AppRef  `json:"closed,omitempty"`
-	Why       string   `json:"why,omitempty"` // why Closed was chosen
+	Why       string   `json:"why,omitempty"` // the evidence against Closed
 	Reopen    []Reopen `json:"reopen"`
-	Notices   []string `json:"notices"`
+	// ProbationMS > 0: reopen one at a time, waiting this long after each app is ready before the next.
+	ProbationMS int      `json:"probationMs,omitempty"`
+	Notices     []string `json:"notices"`
 }
 
 // Limits on what the tracker keeps (the room is trusted, but a bug must not grow memory without bound).
@@ -97,24 +118,26 @@ const (
 	maxTitleLen    = 512
 	maxHTMLBytes   = 16 << 20
 	maxDead        = 64
+	maxRemembered  = 1024 // apps held or seen
 )
 
 // ErrBadEvent refuses a malformed report.
 var ErrBadEvent = errors.New("bad-request")
 
 type app struct {
-	id, title string
-	req       Request
-	launched  uint64 // seq of the last launch or reload
-	active    uint64 // seq of the last launch, reload or focus
-	ready     bool
-	calls     map[string]uint64 // call id → seq
-	carried   bool              // owed by an earlier plan, never opened in the dead process: not to blame
+	id, title  string
+	req        Request
+	launched   uint64    // seq of the last launch or reload
+	launchedAt time.Time // when
+	readyAt    time.Time // when it last became ready; zero while it loads
+	calls      map[string]uint64
+	probation  bool // reopened one at a time by a plan: the newcomer if the room stops before readyAt+Probation
+	carried    bool // owed by an earlier plan, never opened in the dead process: not to judge
 }
 
 type room struct {
-	apps map[string]*app
-	seen uint64
+	apps   map[string]*app
+	pacing bool // its plan reopens one at a time: the watchdog's launches are on probation
 }
 
 type pending struct {
@@ -133,6 +156,7 @@ type Tracker struct {
 	dead  map[string]uint64   // rooms torn down by a recovery: their late reports are dropped
 	plan  *pending            // computed at the hang, not taken by a room yet
 	given map[string]*pending // room → the plan it took, until it reports reopened
+	hist  history
 }
 
 // New returns an empty tracker that logs through logf (nil: no log).
@@ -140,7 +164,8 @@ func New(logf func(format string, args ...any)) *Tracker {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Tracker{logf: logf, now: time.Now, rooms: map[string]*room{}, dead: map[string]uint64{}, given: map[string]*pending{}}
+	return &Tracker{logf: logf, now: time.Now, rooms: map[string]*room{}, dead: map[string]uint64{},
+		given: map[string]*pending{}, hist: newHistory()}
 }
 
 func bad(msg string) error { return fmt.Errorf("%w: %s", ErrBadEvent, msg) }
@@ -165,6 +190,11 @@ func (e *Event) check() error {
 	if (e.Op == OpCall || e.Op == OpDone) && (e.Call == "" || len(e.Call) > maxIDLen) {
 		return bad("a call id is required")
 	}
+	switch e.By {
+	case "", ByPerson, ByModel, ByWatchdog, ByBoot:
+	default:
+		return bad(fmt.Sprintf("unknown launcher %q", e.By))
+	}
 	if e.Op == OpLaunch {
 		r := e.Request
 		if r == nil {
@@ -188,6 +218,14 @@ func (t *Tracker) Track(e Event) error {
 	if err := e.check(); err != nil {
 		return err
 	}
+	switch e.Op {
+	case OpCall:
+		t.CallStarted(e.Room, e.AppID, e.Call)
+		return nil
+	case OpDone:
+		t.CallDone(e.Room, e.AppID, e.Call)
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, gone := t.dead[e.Room]; gone {
@@ -208,7 +246,6 @@ func (t *Tracker) Track(e Event) error {
 	if r == nil {
 		return nil
 	}
-	r.seen = seq
 	a := r.apps[e.AppID]
 	switch e.Op {
 	case OpLaunch, OpReload:
@@ -225,27 +262,46 @@ func (t *Tracker) Track(e Event) error {
 		if e.Request != nil {
 			a.req = *e.Request
 		}
-		a.launched, a.active, a.ready = seq, seq, false
+		a.launched, a.launchedAt, a.readyAt = seq, t.now(), time.Time{}
+		if e.Op == OpLaunch {
+			a.probation = r.pacing && e.By == ByWatchdog
+			t.hist.launched(e.AppID, e.By)
+		}
 	case OpReady:
 		if a != nil {
-			a.ready = true
-		}
-	case OpFocus:
-		if a != nil {
-			a.active = seq
-		}
-	case OpCall:
-		if a != nil && len(a.calls) < maxCallsPerApp {
-			a.calls[e.Call] = seq
-		}
-	case OpDone:
-		if a != nil {
-			delete(a.calls, e.Call)
+			a.readyAt = t.now()
 		}
 	case OpClose:
 		delete(r.apps, e.AppID)
 	}
 	return nil
+}
+
+// CallStarted notes a tool call sent to an app: an app that has one in flight when the room stops is the
+// one that was running.
+func (t *Tracker) CallStarted(roomID, appID, call string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, gone := t.dead[roomID]; gone {
+		return
+	}
+	t.seq++
+	if r := t.rooms[roomID]; r != nil {
+		if a := r.apps[appID]; a != nil && len(a.calls) < maxCallsPerApp {
+			a.calls[call] = t.seq
+		}
+	}
+}
+
+// CallDone notes that the call was answered, refused or timed out.
+func (t *Tracker) CallDone(roomID, appID, call string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r := t.rooms[roomID]; r != nil {
+		if a := r.apps[appID]; a != nil {
+			delete(a.calls, call)
+		}
+	}
 }
 
 // room returns the room's record, creating it (nil when there are too many rooms).
@@ -287,23 +343,24 @@ func limit(s []string, n int) []string {
 }
 
 // Hang is called when a recovery starts (reason: ReasonHang, ReasonCrash, ReasonMemory or
-// ReasonNavigation), before the room is reloaded. It decides whom to blame and what to reopen, and returns
-// the rooms that died with the web process: their requests and launch tokens are void.
+// ReasonNavigation), before the room is reloaded. It judges the apps of the dead process, plans what to
+// reopen, and returns the rooms that died with the web process: their requests and launch tokens are void.
 func (t *Tracker) Hang(reason string) (dead []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	var apps []*app
+	now := t.now()
+	var alive, carried []*app
 	for id, r := range t.rooms {
 		dead = append(dead, id)
 		for _, a := range r.apps {
-			apps = append(apps, a)
+			alive = append(alive, a)
 		}
 		// A room that died while reopening its plan still owes the apps it had not reopened yet.
 		if p := t.given[id]; p != nil {
 			for _, ro := range p.plan.Reopen {
 				if r.apps[ro.AppID] == nil {
-					apps = append(apps, &app{id: ro.AppID, title: ro.Title, req: ro.Request, carried: true})
+					carried = append(carried, &app{id: ro.AppID, title: ro.Title, req: ro.Request, carried: true})
 				}
 			}
 		}
@@ -311,10 +368,11 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 	prev := t.plan // a plan no room took (the reloaded room died before it asked) carries over too
 	if prev != nil {
 		for _, ro := range prev.plan.Reopen {
-			apps = append(apps, &app{id: ro.AppID, title: ro.Title, req: ro.Request, carried: true})
+			carried = append(carried, &app{id: ro.AppID, title: ro.Title, req: ro.Request, carried: true})
 		}
 	}
 	sort.Strings(dead)
+	sort.SliceStable(alive, func(i, j int) bool { return alive[i].launched < alive[j].launched })
 	for _, id := range dead {
 		t.dead[id] = t.seq
 		delete(t.rooms, id)
@@ -322,31 +380,14 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 	}
 	t.trimDead()
 
-	var culprit *app
-	why := ""
+	v := verdict{}
 	if reason != ReasonNavigation {
-		culprit, why = blame(apps)
+		v = judge(alive, now)
 	}
-	plan := Plan{Recovered: true, Reason: reason, Reopen: []Reopen{}}
-	seen := map[string]bool{}
-	if culprit != nil {
-		plan.Closed = &AppRef{AppID: culprit.id, Title: culprit.title}
-		plan.Why = why
-		seen[culprit.id] = true
-	}
-	// Reopen in the order they were launched (carried-over apps keep their place at the front).
-	sort.SliceStable(apps, func(i, j int) bool { return apps[i].launched < apps[j].launched })
-	for _, a := range apps {
-		if seen[a.id] {
-			continue
-		}
-		seen[a.id] = true
-		plan.Reopen = append(plan.Reopen, Reopen{AppID: a.id, Title: a.title, Request: a.req})
-	}
-	plan.Notices = notices(reason, plan)
-	since := t.now()
+	plan := t.hist.plan(reason, v, alive, carried, now)
+	since := now
 	if prev != nil {
-		// The app the earlier restart closed stays closed, and the person has not been told yet.
+		// What the earlier restart closed stays closed, and the person has not been told yet.
 		since = prev.since
 		if prev.plan.Closed != nil {
 			plan.Notices = append([]string{prev.plan.Notices[0]}, plan.Notices...)
@@ -357,15 +398,19 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 	}
 	t.plan = &pending{plan: plan, since: since}
 
-	closed := "nothing to close"
+	closed := "closing nothing (" + v.short(alive) + ")"
 	if plan.Closed != nil {
-		closed = fmt.Sprintf("closing %s (%s)", plan.Closed.Title, why)
+		closed = fmt.Sprintf("closing %s (%s)", plan.Closed.Title, plan.Why)
 	}
 	titles := make([]string, 0, len(plan.Reopen))
 	for _, ro := range plan.Reopen {
 		titles = append(titles, ro.Title)
 	}
-	t.logf("watchdog: %s; %s; will reopen %d apps%s", describe(reason), closed, len(plan.Reopen), list(titles))
+	how := ""
+	if plan.ProbationMS > 0 {
+		how = " one at a time"
+	}
+	t.logf("watchdog: %s; %s; will reopen %d apps%s%s", describe(reason), closed, len(plan.Reopen), how, list(titles))
 	return dead
 }
 
@@ -389,91 +434,6 @@ func list(titles []string) string {
 	return ": " + strings.Join(limit(titles, 8), ", ")
 }
 
-func describe(reason string) string {
-	switch reason {
-	case ReasonHang:
-		return "the room stopped responding"
-	case ReasonCrash:
-		return "the room's web process crashed"
-	case ReasonMemory:
-		return "the room's web process ran out of memory"
-	case ReasonNavigation:
-		return "the room was navigated away"
-	}
-	return "the room was restarted (" + reason + ")"
-}
-
-// blame applies the rule in the package comment.
-func blame(all []*app) (*app, string) {
-	var apps []*app
-	for _, a := range all {
-		if !a.carried {
-			apps = append(apps, a)
-		}
-	}
-	var best *app
-	var bestCall uint64
-	for _, a := range apps {
-		for _, s := range a.calls {
-			if best == nil || s < bestCall {
-				best, bestCall = a, s
-			}
-		}
-	}
-	if best != nil {
-		return best, "a tool call was in flight"
-	}
-	for _, a := range apps {
-		if !a.ready && (best == nil || a.launched > best.launched) {
-			best = a
-		}
-	}
-	if best != nil {
-		return best, "it was loading"
-	}
-	for _, a := range apps {
-		if best == nil || a.active > best.active {
-			best = a
-		}
-	}
-	if best != nil {
-		return best, "it was the app used last"
-	}
-	return nil, ""
-}
-
-func notices(reason string, p Plan) []string {
-	var out []string
-	switch {
-	case p.Closed != nil && reason == ReasonHang:
-		out = append(out, fmt.Sprintf("%s stopped responding and was closed.", p.Closed.Title))
-	case p.Closed != nil:
-		out = append(out, fmt.Sprintf("%s; %s was closed as the likely cause.", capitalize(describe(reason)), p.Closed.Title))
-	default:
-		out = append(out, capitalize(describe(reason))+" and was restarted.")
-	}
-	if n := len(p.Reopen); n > 0 {
-		titles := make([]string, 0, n)
-		for _, r := range p.Reopen {
-			titles = append(titles, r.Title)
-		}
-		apps := "app"
-		if n > 1 {
-			apps = "apps"
-		}
-		out = append(out, fmt.Sprintf("Reopened %d %s (%s). They started over: what they held in memory was lost with the restart.",
-			n, apps, strings.Join(limit(titles, 8), ", ")))
-	}
-	return out
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // Take hands the pending plan to the room that boots (once; later rooms get Recovered false) and makes it
 // the only room the tracker knows.
 func (t *Tracker) Take(roomID string) (Plan, error) {
@@ -491,13 +451,25 @@ func (t *Tracker) Take(roomID string) (Plan, error) {
 	if _, gone := t.dead[roomID]; gone {
 		return Plan{Reopen: []Reopen{}, Notices: []string{}}, nil
 	}
-	t.room(roomID)
+	r := t.room(roomID)
 	p := t.plan
 	if p == nil {
 		return Plan{Reopen: []Reopen{}, Notices: []string{}}, nil
 	}
 	t.plan = nil
 	t.given[roomID] = p
+	if r != nil {
+		r.pacing = p.plan.ProbationMS > 0
+	}
 	t.logf("watchdog: the reloaded room was told: %s", strings.Join(p.plan.Notices, " "))
 	return p.plan, nil
+}
+
+// MayLaunch says why an app must not open now ("" when it may): an app the watchdog closed opens again
+// only when the person opens it, and a room that boots does not reopen, from its opened-files list, what
+// an earlier room already opened (the plan decides that).
+func (t *Tracker) MayLaunch(appID, by string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.hist.mayLaunch(appID, by)
 }

@@ -28,7 +28,7 @@ const configReady = call("RoomService.Config").then((c) => { config = c; return 
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
 // knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.
-let lastFocus = null; // the app the watchdog last heard was brought to the front
+let lastFocus = null; // the app brought to the front last (what File › Save Page to Shelf saves)
 function track(ev) {
   if (isDesktop()) call("RoomService.Track", { room: roomId, ...ev }).catch(() => {});
 }
@@ -57,11 +57,7 @@ class MiniApp {
 
   open() {
     this.win = openWindow({ title: this.title, appId: this.appId, onClose: () => close(this.appId), onReload: () => this.reload() });
-    this.win.el.addEventListener("voicebox:focus", () => {
-      if (lastFocus === this.appId) return;
-      lastFocus = this.appId;
-      track({ op: "focus", appId: this.appId });
-    });
+    this.win.el.addEventListener("voicebox:focus", () => { lastFocus = this.appId; });
     const f = document.createElement("iframe");
     f.className = "mini-app-bridge";
     f.title = this.title;
@@ -251,8 +247,10 @@ function guardMessage() {
 // {ref} | {document: id} | {html, name}. It resolves once the app called ready() (or loaded without it).
 // An app it opened that is not ready within bound ms (default: Go's launchTimeoutMs; 0: none, Go bounds
 // its own launches) is closed again, so a launch that failed leaves nothing open. onOpen(app) hears of the
-// app it opened.
-export async function launch(what, { bound, onOpen } = {}) {
+// app it opened. by says who asks (the desktop's watchdog keeps an app it closed closed until the person
+// opens it): "person" (the default: the room's buttons, files the person opened, automation), "model" (Go's
+// callers), "watchdog" (its plan), "boot" (a room that boots opens its last opened file).
+export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   await configReady;
   if (guardProblem()) throw new LaunchError("mini-apps-disabled", guardMessage());
   const req = typeof what === "string" ? { ref: what } : { ...(what || {}) };
@@ -264,6 +262,7 @@ export async function launch(what, { bound, onOpen } = {}) {
     throw new LaunchError(err.code || "launch-failed", err.message);
   }
   if (bound === undefined) bound = config.limits.launchTimeoutMs;
+  await mayLaunch(info, by);
   const existing = apps.get(info.appId);
   if (existing) {
     if (req.ref || (req.document && existing.request.document === req.document)) { // the same app or file: bring it up
@@ -279,7 +278,7 @@ export async function launch(what, { bound, onOpen } = {}) {
   }
   const app = new MiniApp(info, req);
   apps.set(app.appId, app);
-  track({ op: "launch", appId: app.appId, title: app.title, request: relaunchRequest(info, req) });
+  track({ op: "launch", appId: app.appId, title: app.title, request: relaunchRequest(info, req), by });
   lastFocus = app.appId;
   app.open();
   changed();
@@ -297,6 +296,16 @@ function closeIf(app) {
   if (apps.get(app.appId) !== app) return false;
   close(app.appId);
   return true;
+}
+
+// mayLaunch refuses, in the desktop, an app the watchdog closed unless the person opens it, and a booting
+// room's reopening of a file an earlier room opened (backend/recovery MayLaunch).
+async function mayLaunch(info, by) {
+  if (!isDesktop() || by === "person" || by === "watchdog") return;
+  const why = await call("RoomService.MayLaunch", info.appId, by).catch(() => "");
+  if (!why) return;
+  call("SandboxService.Release", info.launchId).catch(() => {});
+  throw new LaunchError("launch-failed", `${info.title} stays closed: ${why}.`);
 }
 
 // relaunchRequest is how to open the app again after a restart: by its id for the store, by the opened
@@ -383,7 +392,7 @@ async function answer(req) {
       fromGo.set(req.id, e);
       const onOpen = (app) => { e.app = app; if (e.cancelled) closeIf(app); };
       try {
-        const r = await launch(req.ref, { bound: 0, onOpen });
+        const r = await launch(req.ref, { bound: 0, onOpen, by: "model" });
         return { ok: true, appId: r.appId };
       } finally { // Go's cancel may still be on its way after the answer: keep the entry as long as Go waits
         setTimeout(() => { if (fromGo.get(req.id) === e) fromGo.delete(req.id); }, config ? config.limits.launchTimeoutMs : 0);
@@ -422,13 +431,14 @@ on("activity", (a) => {
 });
 
 // ---- the room's own buttons ----
-async function launchFromRoom(what, label) {
+async function launchFromRoom(what, label, by = "person") {
+  const who = by === "boot" ? "Voicebox" : "you";
   try {
-    const r = await launch(what);
-    logActivity("you", "launch", label, `${r.appId}: ${r.tools.length} tool(s)`);
+    const r = await launch(what, { by });
+    logActivity(who, "launch", label, `${r.appId}: ${r.tools.length} tool(s)`);
   } catch (err) {
-    notify(err.message, "error");
-    logActivity("you", "launch", label, `${err.code || "launch-failed"}: ${err.message}`, true);
+    if (by !== "boot") notify(err.message, "error"); // a booting room's refusal is the watchdog's plan
+    logActivity(who, "launch", label, `${err.code || "launch-failed"}: ${err.message}`, true);
   }
 }
 export { launchFromRoom };
@@ -449,7 +459,7 @@ function wire() {
   document.addEventListener("voicebox:open-document", (e) => {
     if (!config || guardProblem() || !e.detail) return;
     e.preventDefault();
-    launchFromRoom({ document: e.detail.id }, e.detail.name);
+    launchFromRoom({ document: e.detail.id }, e.detail.name, e.detail.by || "person");
   });
   configReady.then((c) => {
     const box = document.getElementById("mini-app-container");
@@ -470,8 +480,9 @@ function wire() {
 }
 
 // After the desktop restarted a hung web process, the reloaded room asks what happened: it shows the
-// notices and reopens the apps that were open (one at a time, so an app that hangs again while it loads is
-// the one blamed next), leaving the offending one closed.
+// notices and reopens the apps of the plan one after the other, leaving the one closed closed. When the
+// watchdog does not know which app stopped the room, the plan paces them (probationMs after each is ready)
+// so that, if the room stops again, one app is the newcomer (backend/recovery).
 async function recoverAtBoot() {
   if (!isDesktop()) return;
   let plan;
@@ -482,14 +493,16 @@ async function recoverAtBoot() {
   await configReady;
   let reopened = 0;
   const failed = [];
-  for (const r of plan.reopen || []) {
+  const reopen = plan.reopen || [];
+  for (const [i, r] of reopen.entries()) {
     try {
-      await launch(r.request);
+      await launch(r.request, { by: "watchdog" });
       reopened++;
     } catch (err) {
       failed.push(r.title);
       notify(`Could not reopen ${r.title}: ${err.message}`, "error");
     }
+    if (plan.probationMs > 0 && i < reopen.length - 1) await new Promise((ok) => setTimeout(ok, plan.probationMs));
   }
   track({ op: "reopened", reopened, failed });
 }

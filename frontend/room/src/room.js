@@ -139,13 +139,16 @@ async function deleteEntry() {
   }
 }
 
-function addOpened(docs) {
+// addOpened lists files opened in the desktop and opens the last one as a mini-app (else shows it in the
+// File Viewer). by: "person" for files the person just opened, "boot" for the list a booting room reads
+// (the watchdog refuses to reopen from it what an earlier room opened).
+function addOpened(docs, by) {
   for (const d of docs || []) {
     if (!state.opened.some((o) => o.id === d.id)) state.opened.push(d);
   }
   render();
   const last = docs && docs[docs.length - 1];
-  if (last) document.dispatchEvent(new CustomEvent("voicebox:open-document", { detail: last, cancelable: true })) && viewDoc(last);
+  if (last) document.dispatchEvent(new CustomEvent("voicebox:open-document", { detail: { ...last, by }, cancelable: true })) && viewDoc(last);
 }
 
 // Files picked in the browser (serve mode) or dropped onto a browser window are read locally: the room
@@ -225,7 +228,7 @@ async function main() {
 
   on("store:changed", refresh);
   onChange(() => { $("save-page").disabled = !canSave(); });
-  on("files:open", addOpened);
+  on("files:open", (docs) => addOpened(docs, "person"));
   on("menu:save", savePage);
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
   on("notice", (n) => notify(n.message, n.level || "info"));
@@ -237,7 +240,7 @@ async function main() {
   }
   await refresh();
   if (isDesktop()) {
-    try { addOpened(await call("DocumentService.List")); } catch (err) { notify(err.message, "error"); }
+    try { addOpened(await call("DocumentService.List"), "boot"); } catch (err) { notify(err.message, "error"); }
   }
   document.body.dataset.ready = "true";
 }
