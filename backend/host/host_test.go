@@ -46,6 +46,12 @@ func TestSandboxFollowsTheSharedSettings(t *testing.T) {
 	if got := csp(); !strings.Contains(got, "https://cdn.example.com") || strings.Contains(got, settings.DefaultCDNHosts[0]) {
 		t.Fatalf("the sandbox did not follow Settings: %q", got)
 	}
+	if _, err := h.Settings.Update(func(v *settings.Values) { v.CDNHosts = []string{} }); err != nil {
+		t.Fatal(err)
+	}
+	if got := csp(); strings.Contains(got, "https:") {
+		t.Fatalf("an empty CDN list still allows %q", got)
+	}
 }
 
 // Every method the room may call in `voicebox serve` answers by name over HTTP: given one argument too many,

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/voicebox/voicebox/backend/atomicfile"
@@ -20,7 +21,10 @@ import (
 // FileName is the settings file inside the data folder.
 const FileName = "settings.json"
 
-// DefaultCDNHosts are the hosts model-written apps load libraries from (Chart.js and friends).
+// DefaultCDNHosts are the hosts model-written apps load libraries from (Chart.js and friends). A URL an app
+// loads is of its choosing, so only the CDN operator may see what it carries: a host that fetches an
+// arbitrary URL on request (esm.sh does) is never a default. docs/sandbox.md, "CDN hosts", says what each
+// one does with a request for something it does not have.
 var DefaultCDNHosts = []string{"cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com"}
 
 // Values is the whole settings file.
@@ -32,7 +36,7 @@ type Values struct {
 	GeminiModel string   `json:"geminiModel,omitempty"`
 	MCPEnabled  bool     `json:"mcpEnabled,omitempty"`
 	MCPToken    string   `json:"mcpToken,omitempty"`
-	CDNHosts    []string `json:"cdnHosts,omitempty"` // nil means DefaultCDNHosts
+	CDNHosts    []string `json:"cdnHosts"` // null means DefaultCDNHosts; [] means none (kept as written)
 }
 
 // Store reads and writes the settings file. It is safe for concurrent use.
@@ -75,7 +79,7 @@ func (s *Store) Get() Values {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.v
-	v.CDNHosts = append([]string(nil), s.v.CDNHosts...)
+	v.CDNHosts = slices.Clone(s.v.CDNHosts) // keeps an empty list empty (not nil: the defaults)
 	return v
 }
 
@@ -84,7 +88,7 @@ func (s *Store) Update(fn func(*Values)) (Values, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := s.v
-	next.CDNHosts = append([]string(nil), s.v.CDNHosts...)
+	next.CDNHosts = slices.Clone(s.v.CDNHosts)
 	fn(&next)
 	b, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,44 @@ func TestCDNHostsDefault(t *testing.T) {
 	}
 	if got := (Values{CDNHosts: []string{}}).CDNHostList(); len(got) != 0 {
 		t.Fatalf("an emptied list must stay empty, got %v", got)
+	}
+}
+
+// An emptied list survives a save of any other setting and a restart: apps then load from no CDN.
+func TestEmptyCDNListIsKept(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(func(v *Values) { v.CDNHosts = []string{} }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(func(v *Values) { v.Provider = "gemini" }); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.CDNHostList(); v.CDNHosts == nil || len(got) != 0 {
+		t.Fatalf("after a restart the list is %v (nil %v), want it empty", got, v.CDNHosts == nil)
+	}
+	if _, err := s.Update(func(v *Values) { v.CDNHosts = nil }); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := Read(dir); !reflect.DeepEqual(v.CDNHostList(), DefaultCDNHosts) {
+		t.Fatalf("a null list reads back as %v, want the defaults", v.CDNHostList())
+	}
+}
+
+// esm.sh fetches any http(s) URL on request (its server/esm_router.go: /https://… modules, /uno.css?ctx=):
+// a secret in the URL would reach the app's author. docs/sandbox.md, "CDN hosts".
+func TestNoDefaultCDNFetchesArbitraryURLs(t *testing.T) {
+	for _, h := range DefaultCDNHosts {
+		if h == "esm.sh" || strings.HasSuffix(h, ".esm.sh") {
+			t.Errorf("default CDN host %s fetches arbitrary URLs on request", h)
+		}
 	}
 }
 
