@@ -8,4 +8,8 @@ int vbg_install(const char *room_origin, const char *event_name,
                 const char *world_name, const char *page_flag,
                 int mock_capture, unsigned int ping_ms, unsigned int hang_ms);
 
+// vbg_guard_drops replaces Wails' file-drop handlers on the web view (drops.c).
+struct _WebKitWebView;
+void vbg_guard_drops(struct _WebKitWebView *wv);
+
 #endif
