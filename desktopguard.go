@@ -36,12 +36,13 @@ func (a *App) installGuard() error {
 	g.tracker = recovery.New(log.Printf)
 	// Go knows which tool calls it has in flight in a room (the registry's request channel): the watchdog
 	// learns them there, with no report from the room on the way.
+	var feed recovery.CallFeed = g.tracker
 	a.host.Registry.ObserveCalls(func(e registry.CallEvent) {
-		op := recovery.OpDone
 		if e.InFlight {
-			op = recovery.OpCall
+			feed.CallStarted(e.Room, e.AppID, e.ID)
+		} else {
+			feed.CallDone(e.Room, e.AppID, e.ID)
 		}
-		_ = g.tracker.Track(recovery.Event{Room: e.Room, Op: op, AppID: e.AppID, Call: e.ID})
 	})
 	g.unsafe = os.Getenv(guard.UnsafeNoGuardEnv) == "1"
 	err := guard.Install(guard.Options{
