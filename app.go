@@ -4,17 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"os"
 	"os/signal"
-	goruntime "runtime"
-	"strconv"
 	"syscall"
 
 	"github.com/wailsapp/wails/v2"
-	"github.com/wailsapp/wails/v2/pkg/menu"
-	"github.com/wailsapp/wails/v2/pkg/menu/keys"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
@@ -96,6 +91,7 @@ func desktopBindings(h *host.Host, room *RoomService) []any { return append(h.Ro
 // native dialogs, and the watchdog's record. Every other bound method must have one (bindings_test.go).
 var desktopOnly = map[string]bool{
 	"RoomService.OpenFolder": true, "RoomService.OpenFiles": true, "RoomService.Track": true, "RoomService.Recovery": true,
+	"RoomService.ExportActivity": true, "RoomService.LayoutReport": true,
 }
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
@@ -203,53 +199,6 @@ func (a *App) secondInstance(data options.SecondInstanceData) {
 	runtime.WindowShow(a.ctx)
 }
 
-func (a *App) menu() *menu.Menu {
-	m := menu.NewMenu()
-	file := m.AddSubmenu("File")
-	file.AddText("Open Folder…", keys.Combo("o", keys.CmdOrCtrlKey, keys.ShiftKey), func(*menu.CallbackData) { a.openFolder() })
-	file.AddText("Open File…", keys.CmdOrCtrl("o"), func(*menu.CallbackData) { a.openFiles() })
-	file.AddSeparator()
-	file.AddText("Save Page to Shelf", keys.CmdOrCtrl("s"), func(*menu.CallbackData) {
-		a.host.Bus.Publish(events.SavePage, nil)
-	})
-	file.AddSeparator()
-	file.AddText("Quit", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { runtime.Quit(a.ctx) })
-	m.Append(a.editMenu())
-	help := m.AddSubmenu("Help")
-	help.AddText("About Voicebox", nil, func(*menu.CallbackData) {
-		_, _ = runtime.MessageDialog(a.ctx, runtime.MessageDialogOptions{
-			Type:    runtime.InfoDialog,
-			Title:   "About Voicebox",
-			Message: fmt.Sprintf("Voicebox %s\nA room for untrusted HTML mini-apps, driven by voice.\n\nWorkspace: %s\nData: %s", version, a.host.Store.Workspace(), a.host.Paths.Data),
-		})
-	})
-	return m
-}
-
-// editMenu is the platform's own Edit menu on macOS. Elsewhere Wails has no roles, so the items run the
-// editing command in the room; they carry no accelerators, so Ctrl+C and friends still reach the webview
-// (and the mini-app that has focus) untouched.
-func (a *App) editMenu() *menu.MenuItem {
-	if goruntime.GOOS == "darwin" {
-		return menu.EditMenu()
-	}
-	edit := menu.NewMenu()
-	for _, item := range []struct{ label, command string }{
-		{"Undo", "undo"}, {"Redo", "redo"}, {"", ""},
-		{"Cut", "cut"}, {"Copy", "copy"}, {"Paste", "paste"}, {"", ""}, {"Select All", "selectAll"},
-	} {
-		if item.label == "" {
-			edit.AddSeparator()
-			continue
-		}
-		command := item.command
-		edit.AddText(item.label, nil, func(*menu.CallbackData) {
-			runtime.WindowExecJS(a.ctx, "document.execCommand("+strconv.Quote(command)+")")
-		})
-	}
-	return menu.SubMenu("Edit", edit)
-}
-
 func (a *App) openFolder() (*services.RoomConfig, error) {
 	dir, err := runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{
 		Title: "Open a workspace folder", DefaultDirectory: a.host.Store.Workspace(), CanCreateDirectories: true,
@@ -258,7 +207,7 @@ func (a *App) openFolder() (*services.RoomConfig, error) {
 		return nil, err
 	}
 	if err := a.host.Store.SetWorkspace(dir); err != nil {
-		a.host.Bus.Publish(events.Notice, map[string]string{"level": "error", "message": err.Error()})
+		a.host.Bus.Publish(events.Notice, services.ErrorNotice(err))
 		return nil, err
 	}
 	cfg := a.roomConfig()
@@ -280,6 +229,7 @@ func (a *App) openFiles() ([]documents.Doc, error) {
 func (a *App) roomConfig() services.RoomConfig {
 	cfg := services.NewRoomConfig("desktop", a.host.Store.Workspace(), a.host.BridgeOrigin())
 	a.guardConfig(&cfg)
+	cfg.LayoutProbe = os.Getenv(LayoutProbeEnv) != ""
 	return cfg
 }
 

@@ -21,6 +21,7 @@ const (
 	StoreChanged     = "store:changed"     // the list of mini-apps changed; Data is nil (the room re-reads the list)
 	OpenFiles        = "files:open"        // the person opened files (command line, second launch, drop, dialog)
 	SavePage         = "menu:save"         // File › Save Page to Shelf
+	MenuShortcut     = "menu:shortcut"     // a menu item the room runs; Data is {"id": its id in room/shortcuts.json}
 	Notice           = "notice"            // a message to show the person
 	WorkspaceChanged = "workspace:changed" // File › Open Folder picked another workspace; Data is the room config
 )
@@ -32,13 +33,24 @@ const GatherWindow = 10 * time.Millisecond
 // Bus delivers every published event to every subscriber. A slow subscriber loses events rather than
 // blocking the publisher: each has a buffer, and what overflows it is dropped.
 type Bus struct {
-	mu     sync.Mutex
-	subs   map[chan Event]struct{}
-	latest map[string]bool
+	mu        sync.Mutex
+	subs      map[chan Event]struct{}
+	latest    map[string]bool
+	transform map[string]func(any) any
 }
 
 // NewBus returns an empty bus.
-func NewBus() *Bus { return &Bus{subs: make(map[chan Event]struct{}), latest: map[string]bool{}} }
+func NewBus() *Bus {
+	return &Bus{subs: make(map[chan Event]struct{}), latest: map[string]bool{}, transform: map[string]func(any) any{}}
+}
+
+// Transform makes fn turn the data of every event named name before anyone receives it (the activity log
+// records and numbers its lines this way: backend/activity). fn runs inside Publish, in publishing order.
+func (b *Bus) Transform(name string, fn func(any) any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.transform[name] = fn
+}
 
 // Latest marks names as state notices: each says the whole state, so of several waiting only the newest
 // matters (Gather keeps it alone).
@@ -69,9 +81,12 @@ func (b *Bus) Subscribe(buffer int) (<-chan Event, func()) {
 
 // Publish sends an event to every subscriber without waiting for any of them.
 func (b *Bus) Publish(name string, data any) {
-	ev := Event{Name: name, Data: data}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if fn := b.transform[name]; fn != nil {
+		data = fn(data)
+	}
+	ev := Event{Name: name, Data: data}
 	for ch := range b.subs {
 		select {
 		case ch <- ev:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/voicebox/voicebox/backend/activity"
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
@@ -31,6 +32,10 @@ type Host struct {
 
 	StoreService    *services.StoreService
 	DocumentService *services.DocumentService
+
+	// Activity is the activity log (every "activity" event is stamped into it); ActivityService its door.
+	Activity        *activity.Log
+	ActivityService *services.ActivityService
 
 	// Registry mirrors the room's open mini-apps for callers outside the room (voice, MCP).
 	Registry *registry.Registry
@@ -87,8 +92,12 @@ func New(p config.Paths, o Options) (*Host, error) {
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
 	bus.Latest(events.StoreChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
+	log := activity.New()
+	bus.Transform(activity.EventLine, log.Stamp)
 	reg := registry.New(bus)
 	h := &Host{
+		Activity:        log,
+		ActivityService: services.NewActivityService(log, bus),
 		Settings:        prefs,
 		Paths:           p,
 		Store:           st,
@@ -110,7 +119,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 // RoomMethods are the services the room calls, the one list both doors serve: the desktop binds them
 // (with its own RoomService of dialogs), `voicebox serve` serves them by name (httpapi.CallPrefix).
 func (h *Host) RoomMethods() []any {
-	return []any{h.StoreService, h.DocumentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService}
+	return []any{h.StoreService, h.DocumentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService}
 }
 
 // Start serves the asset server, watches the store and tells the room whenever the list changes, until
@@ -148,7 +157,7 @@ func (h *Host) Start(ctx context.Context) error {
 func (h *Host) OpenFiles(dir string, paths []string) []documents.Doc {
 	docs, errs := h.Documents.Open(dir, paths)
 	for _, err := range errs {
-		h.Bus.Publish(events.Notice, map[string]string{"level": "error", "message": err.Error()})
+		h.Bus.Publish(events.Notice, services.ErrorNotice(err))
 	}
 	for _, d := range docs {
 		log.Printf("opened %s", d.Path)

@@ -159,7 +159,22 @@
         break;
       case "unloading": reset(); break;
       case "pong": if (roomPort) roomPort.postMessage({ type: "pong", id: d.id }); break;
+      case "app_error": onAppError(d); break;
     }
+  }
+
+  // ---- the app's own errors (sdk.js reportErrors): to the room, bounded per document ----
+  var MAX_APP_ERRORS = 20, appErrors = { port: null, n: 0 };
+  function onAppError(d) {
+    if (appErrors.port !== innerPort) appErrors = { port: innerPort, n: 0 }; // a new document counts afresh
+    if (appErrors.n >= MAX_APP_ERRORS) return;
+    appErrors.n++;
+    var file = typeof d.file === "string" ? d.file : "";
+    if (file.indexOf(cfg.appBase) === 0) file = file.slice(cfg.appBase.length); // the app's own path
+    else if (/^[a-z]+:/i.test(file)) file = file.replace(/^[a-z]+:\/\/[^/]*/i, "").split(/[?#]/)[0].split("/").pop() || file;
+    var num = function (v) { return typeof v === "number" && v > 0 && v < 1e9 ? Math.floor(v) : 0; };
+    toRoom({ type: "app_error", kind: d.kind === "rejection" ? "rejection" : "error", message: String(d.message).slice(0, 500),
+      file: file.slice(0, 200), line: num(d.line), column: num(d.column) });
   }
 
   function onResult(d) {

@@ -113,6 +113,64 @@
     }
   }
 
+  // ---- the app's own errors: its window says it is broken (docs/room.md, "Feedback") ----
+  // Uncaught errors and unhandled rejections go to the bridge with file and line, at most `max` per
+  // document (the bridge bounds them again: it cannot trust this realm). WebKit hides the details of an
+  // error thrown in a sandboxed page's own scripts ("Script error."), so the callbacks the page hands to
+  // timers, animation frames and event listeners run inside a catch that reads the error itself, then
+  // throws it on as before.
+  function reportErrors(max) {
+    var left = max, caught = null;
+    // This script is inlined into the app's page (sandbox.InjectSDK): a line of the page's own scripts is
+    // its line in the page the app wrote plus the lines of this script.
+    var own = 0;
+    try { own = document.currentScript ? document.currentScript.textContent.split("\n").length - 1 : 0; } catch (e) { own = 0; }
+    function report(kind, message, file, line, column) {
+      if (left <= 0) return;
+      left--;
+      if (own && file && file === String(location.href) && line > own) line -= own;
+      send({ type: "app_error", kind: kind, message: String(message).slice(0, 500), file: String(file || "").slice(0, 500),
+        line: Number(line) | 0, column: Number(column) | 0 });
+    }
+    function reportThrown(kind, err) {
+      var msg, at = null;
+      try {
+        msg = err && typeof err.message === "string" ? (err.name ? err.name + ": " : "") + err.message : String(err);
+        at = err && typeof err.stack === "string" ? /(\S+?):(\d+):(\d+)\)?\s*$/m.exec(err.stack.split("\n").slice(0, 3).join("\n")) : null;
+      } catch (e) { msg = kind === "rejection" ? "a promise was rejected" : "an error"; }
+      report(kind, msg, at ? at[1].replace(/^\(|^.*@/, "") : "", at ? at[2] : 0, at ? at[3] : 0);
+    }
+    function guard(fn) {
+      if (typeof fn !== "function") return fn;
+      return function () {
+        try { return fn.apply(this, arguments); } catch (err) { caught = err; reportThrown("error", err); throw err; }
+      };
+    }
+    ["setTimeout", "setInterval", "requestAnimationFrame", "queueMicrotask"].forEach(function (name) {
+      var orig = window[name];
+      if (typeof orig !== "function") return;
+      define(window, name, { writable: true, value: function (fn) { var a = Array.prototype.slice.call(arguments); a[0] = guard(fn); return orig.apply(window, a); } });
+    });
+    var ET = window.EventTarget && window.EventTarget.prototype, wrapped = new WeakMap();
+    if (ET && ET.addEventListener) {
+      var add = ET.addEventListener, remove = ET.removeEventListener;
+      var wrapperOf = function (fn) {
+        if (typeof fn !== "function") return fn;
+        if (!wrapped.has(fn)) wrapped.set(fn, guard(fn));
+        return wrapped.get(fn);
+      };
+      define(ET, "addEventListener", { writable: true, value: function (type, fn, opts) { return add.call(this, type, wrapperOf(fn), opts); } });
+      define(ET, "removeEventListener", { writable: true, value: function (type, fn, opts) { return remove.call(this, type, typeof fn === "function" && wrapped.has(fn) ? wrapped.get(fn) : fn, opts); } });
+    }
+    window.addEventListener("error", function (e) {
+      if (!e || typeof e.message !== "string") return; // a resource that failed to load is not a script error
+      if (caught !== null) { caught = null; return; } // reported from the catch, with its details
+      report("error", e.message || "error", e.filename, e.lineno, e.colno);
+    });
+    window.addEventListener("unhandledrejection", function (e) { reportThrown("rejection", e ? e.reason : undefined); });
+  }
+  reportErrors(20);
+
   // ---- the API ----
   var WIRE_KEYS = ["name", "description", "parameters", "inputSchema", "annotations", "title"];
   function registerTool(decl) {

@@ -82,6 +82,13 @@ func Describe(err error) (int, ErrorBody) {
 	return http.StatusInternalServerError, body
 }
 
+// ErrorNotice is err as a notice to the room (the events.Notice event): its code, which the room turns into
+// one human sentence, and the whole message, which it shows behind "Details".
+func ErrorNotice(err error) map[string]string {
+	_, body := Describe(err)
+	return map[string]string{"level": "error", "code": body.Code, "message": body.Message}
+}
+
 // CodedError is an error that carries its own stable code and HTTP status (the voice session's errors).
 type CodedError interface {
 	error

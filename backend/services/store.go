@@ -195,6 +195,8 @@ type RoomConfig struct {
 	// is true anyway, so the room shows a loud warning and skips its own checks of the guard.
 	UnsafeNoGuard bool   `json:"unsafeNoGuard,omitempty"`
 	Limits        Limits `json:"limits"`
+	// LayoutProbe: the desktop's layout test asked the room to report its layout (VOICEBOX_LAYOUT_PROBE).
+	LayoutProbe bool `json:"layoutProbe,omitempty"`
 }
 
 // Limits are the bounds the room applies to what it runs itself (its own launches, and calls through

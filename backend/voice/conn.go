@@ -181,4 +181,4 @@ func (c *conn) Interrupt() { c.s.m.cfg.Bus.Publish(EventInterrupt, nil) }
 func (c *conn) Audio(pcm []byte, rate int) { c.s.audioOut(pcm, rate) }
 
 // Notice shows an error the provider reported, scrubbed.
-func (c *conn) Notice(msg string) { c.s.m.notice("error", c.s.scrub(msg)) }
+func (c *conn) Notice(msg string) { c.s.m.notice("error", CodeUpstream, c.s.provider, c.s.scrub(msg)) }

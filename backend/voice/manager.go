@@ -431,7 +431,8 @@ func (m *Manager) history(n int) []Line {
 	return out
 }
 
-// notice shows a message in the room.
-func (m *Manager) notice(level, msg string) {
-	m.cfg.Bus.Publish(events.Notice, map[string]string{"level": level, "message": msg})
+// notice shows a message from provider in the room; code (one of this package's) picks the room's human
+// sentence for it, and msg is its details.
+func (m *Manager) notice(level, code, provider, msg string) {
+	m.cfg.Bus.Publish(events.Notice, map[string]string{"level": level, "code": code, "provider": provider, "message": msg})
 }

@@ -151,6 +151,23 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 		eval(t, p, &id, `return window.voicebox.apps().find((a) => a.title === "Echo Lab").appId;`)
 		caseLifecycle(t, p, s, id)
 	})
+	roomUXCases(t, p, s)
+}
+
+// roomUXCases are the room as a daily tool (issue 15): feedback, windows, keyboard, layout. The activity
+// log's reload comes last: a reload closes every app.
+func roomUXCases(t *testing.T, p page, s *server) {
+	t.Run("errors speak human", func(t *testing.T) { caseErrorsSpeakHuman(t, p) })
+	t.Run("toasts", func(t *testing.T) { caseToasts(t, p) })
+	t.Run("a broken app says so", func(t *testing.T) { caseBrokenApp(t, p) })
+	t.Run("activity log", func(t *testing.T) { caseActivityLog(t, p, s) })
+	t.Run("window manager", func(t *testing.T) { caseWindowManager(t, p) })
+	t.Run("the viewer stays reachable", func(t *testing.T) { caseViewerStaysReachable(t, p) })
+	t.Run("keyboard", func(t *testing.T) { caseKeyboard(t, p) })
+	if c, ok := p.(*chromiumPage); ok {
+		t.Run("layout at 1440x900 and 900x600", func(t *testing.T) { caseLayout(t, c) })
+	}
+	t.Run("the activity log survives a reload", func(t *testing.T) { caseActivitySurvivesReload(t, p) })
 }
 
 var echoTools = []string{"big", "busy", "echo", "fail", "info", "mcp", "reload", "set_score", "slow", "storage", "webmcp_alias"}

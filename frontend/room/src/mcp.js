@@ -4,7 +4,7 @@
 // The side panel always shows who is connected. Each external call lands in the activity log through the
 // registry's "activity" events, caller "mcp:<client name>".
 import { call, on } from "./transport.js";
-import { el, notify } from "./ui.js";
+import { el, notify, notifyError } from "./ui.js";
 import { askConfirm } from "./confirm.js";
 
 const $ = (id) => document.getElementById(id);
@@ -31,7 +31,7 @@ const copyButton = (label, get) => el("button", {
       await copy(await get());
       notify(`${label} copied.`, "ok");
     } catch (err) {
-      notify(`Could not copy: ${err.message}`, "error");
+      notifyError(err, { doing: "Not copied" });
     }
   },
 }, "Copy");
@@ -64,9 +64,9 @@ ui.enabled.addEventListener("change", async () => {
   ui.enabled.disabled = true;
   try {
     render(await call("MCPService.SetEnabled", want));
-    if (want && status && !status.running) notify(`MCP did not start: ${status.error || "unknown error"}`, "error");
+    if (want && status && !status.running) notify("MCP did not start. Another program may use its address: pick another port here.", "error", { details: status.error || "" });
   } catch (err) {
-    notify(`Could not switch MCP ${want ? "on" : "off"}: ${err.message}`, "error");
+    notifyError(err, { doing: `Could not switch MCP ${want ? "on" : "off"}` });
     ui.enabled.checked = !want;
   } finally {
     ui.enabled.disabled = false;
@@ -91,7 +91,7 @@ async function rotate() {
     notify("New MCP token made.", "ok");
     if (!ui.config.hidden) ui.config.textContent = await call("MCPService.ClientConfig");
   } catch (err) {
-    notify(`Could not make a new token: ${err.message}`, "error");
+    notifyError(err, { doing: "No new token was made" });
   }
 }
 
@@ -106,7 +106,7 @@ async function toggleConfig() {
     ui.config.hidden = false;
     $("mcp-config-show").textContent = "Hide";
   } catch (err) {
-    notify(`Could not build the client config: ${err.message}`, "error");
+    notifyError(err, { doing: "Could not build the client config" });
   }
 }
 
@@ -194,7 +194,7 @@ async function refresh() {
   try {
     render(await call("MCPService.Status"));
   } catch (err) {
-    if (err.code !== "unsupported") notify(`Could not read the MCP status: ${err.message}`, "error");
+    if (err.code !== "unsupported") notifyError(err, { doing: "Could not read the MCP status" });
     sidePanel.hidden = err.code === "unsupported";
   }
 }

@@ -1,91 +1,84 @@
 // Pop-over windows for open mini-apps inside #mini-app-container: each has a title bar (drag to move,
-// reload, close), resizes from its corner, and comes to the front when touched. Which app has the keyboard
-// is keyboard.js' business: a press on a window hands its app the keyboard, Enter on its title too.
+// double-click to maximise; minimise, maximise, reload, close) and a resize grip, and comes to the front when
+// touched. Where windows go, minimising, maximising, resizing and the window list are windows.js' business;
+// which app has the keyboard is keyboard.js': a press on a window hands its app the keyboard, Enter on its
+// title too. A window shows when its app is broken (setError): the bar says "error" and a strip names it.
 import { el, notify, logActivity } from "./ui.js";
 import { adopt, release, handOver } from "./keyboard.js";
+import * as windows from "./windows.js";
 
-let z = 10;
-let cascade = 0;
-const windows = new Set();
+export function bringToFront(win) { windows.front(win); }
 
-function container() { return document.getElementById("mini-app-container"); }
-
-export function bringToFront(win) {
-  if (!win) return;
-  win.style.zIndex = String(++z);
-  for (const w of windows) w.classList.toggle("focused", w === win);
-  win.dispatchEvent(new CustomEvent("voicebox:focus")); // the desktop's watchdog notes the app used last
-}
+const GRIP_STEP = 32; // a key press on the grip resizes by this much
 
 // openWindow creates a window and returns its parts; the caller puts its frame into body.
 export function openWindow({ title, appId, onClose, onReload }) {
-  const box = container();
-  const rect = box.getBoundingClientRect();
-  const width = Math.max(320, Math.min(480, rect.width - 40));
-  const height = Math.max(240, Math.min(560, rect.height - 40));
-  const step = (cascade++ % 6) * 28;
   const titleEl = el("span", { class: "mini-app-title", tabindex: "0", title: "Click the app, or press Enter here, to type in it" }, title);
   const status = el("span", { class: "mini-app-status" }, "loading…");
-  const reload = el("button", { type: "button", class: "mini-app-reload", title: "Reload the app (its tools are registered again)" }, "⟳");
-  const close = el("button", { type: "button", class: "mini-app-close", title: "Close the app (its tools go away)" }, "✕");
-  const bar = el("header", { class: "mini-app-bar" }, titleEl, status, reload, close);
+  const button = (cls, label, text) => el("button", { type: "button", class: cls, title: label, "aria-label": label }, text);
+  const min = button("mini-app-min", "Minimise (the window list brings it back)", "–");
+  const max = button("mini-app-max", "Maximise or restore (double-click the title bar too)", "□");
+  max.setAttribute("aria-pressed", "false");
+  const reload = button("mini-app-reload", "Reload the app (its tools are registered again)", "⟳");
+  const close = button("mini-app-close", "Close the app (its tools go away)", "✕");
+  const bar = el("header", { class: "mini-app-bar" }, titleEl, status, min, max, reload, close);
   const body = el("div", { class: "mini-app-body" });
-  const win = el("section", { class: "mini-app-window", role: "dialog", "aria-label": title, dataset: { appId } }, bar, body);
-  win.style.left = `${Math.max(0, Math.min(rect.width - width, 20 + step))}px`;
-  win.style.top = `${Math.max(0, Math.min(rect.height - height, 16 + step))}px`;
-  win.style.width = `${width}px`;
-  win.style.height = `${height}px`;
-  box.append(win);
-  windows.add(win);
+  const grip = el("div", { class: "mini-app-grip", role: "button", tabindex: "0", title: "Resize (drag, or arrow keys)", "aria-label": `Resize ${title}` });
+  const win = el("section", { class: "mini-app-window", role: "dialog", "aria-label": title, dataset: { appId } }, bar, body, grip);
+  document.getElementById("mini-app-container").append(win);
+  windows.add(win, title);
   adopt(win, body, () => {
     const why = `${title} moved the keyboard into itself while it was not the app you were using, so it was closed: it could have read what you typed. Open it again to go on using it.`;
     notify(why, "error");
     logActivity("Voicebox", "close", title, "it took the keyboard from the room", true);
     if (onClose) onClose();
   });
-  bringToFront(win);
 
-  win.addEventListener("pointerdown", () => bringToFront(win), true);
+  win.addEventListener("pointerdown", () => windows.front(win), true);
   titleEl.addEventListener("keydown", (e) => {
     if (e.key !== "Enter" || !e.isTrusted) return;
     e.preventDefault();
-    bringToFront(win);
+    windows.front(win);
     handOver(win);
   });
+  min.addEventListener("click", () => windows.minimise(win));
+  max.addEventListener("click", () => windows.toggleMaximise(win));
   reload.addEventListener("click", () => onReload && onReload());
   close.addEventListener("click", () => onClose && onClose());
-
-  // Drag by the title bar; pointer capture keeps the drag when the pointer crosses the app's frame.
-  bar.addEventListener("pointerdown", (e) => {
-    if (e.target.closest("button")) return;
+  bar.addEventListener("pointerdown", (e) => { if (!e.target.closest("button")) windows.drag(win, bar, e); });
+  bar.addEventListener("dblclick", (e) => { if (!e.target.closest("button")) windows.toggleMaximise(win); });
+  grip.addEventListener("pointerdown", (e) => windows.resize(win, grip, e));
+  grip.addEventListener("keydown", (e) => {
+    const d = { ArrowLeft: [-GRIP_STEP, 0], ArrowRight: [GRIP_STEP, 0], ArrowUp: [0, -GRIP_STEP], ArrowDown: [0, GRIP_STEP] }[e.key];
+    if (!d) return;
     e.preventDefault();
-    const startX = e.clientX, startY = e.clientY;
-    const left = win.offsetLeft, top = win.offsetTop;
-    bar.setPointerCapture(e.pointerId);
-    win.classList.add("dragging");
-    const move = (ev) => {
-      const b = box.getBoundingClientRect();
-      const x = Math.max(-win.offsetWidth + 80, Math.min(b.width - 80, left + ev.clientX - startX));
-      const y = Math.max(0, Math.min(b.height - 32, top + ev.clientY - startY));
-      win.style.left = `${x}px`;
-      win.style.top = `${y}px`;
-    };
-    const up = () => {
-      bar.removeEventListener("pointermove", move);
-      bar.removeEventListener("pointerup", up);
-      bar.removeEventListener("pointercancel", up);
-      win.classList.remove("dragging");
-    };
-    bar.addEventListener("pointermove", move);
-    bar.addEventListener("pointerup", up);
-    bar.addEventListener("pointercancel", up);
+    windows.resizeBy(win, ...d);
   });
 
+  let strip = null, said = "loading…", errors = 0;
+  const showStatus = () => {
+    status.textContent = errors ? `${said} · ${errors === 1 ? "error" : `${errors} errors`}` : said;
+  };
   return {
     el: win,
     body,
-    focus: () => bringToFront(win),
-    setStatus: (text) => { status.textContent = text; },
-    remove: () => { windows.delete(win); release(win); win.remove(); },
+    focus: () => windows.front(win),
+    setStatus: (text) => { said = text; showStatus(); },
+    // setError shows that the app is broken: "error" in the bar and a strip with the newest error and how
+    // many there were (null clears it: the app was reloaded).
+    setError: (e) => {
+      win.classList.toggle("has-error", Boolean(e));
+      errors = e ? e.count : 0;
+      showStatus();
+      if (!e) { strip?.remove(); strip = null; return; }
+      const text = `${title} has a script error: ${e.text}`;
+      if (!strip) {
+        strip = el("div", { class: "mini-app-error", role: "alert" }, el("span", { class: "mini-app-error-text" }),
+          el("button", { type: "button", title: "Dismiss", "aria-label": "Dismiss", onclick: () => { strip.remove(); strip = null; } }, "✕"));
+        win.insertBefore(strip, body);
+      }
+      strip.firstChild.textContent = text;
+    },
+    remove: () => { windows.remove(win); release(win); win.remove(); },
   };
 }

@@ -14,8 +14,9 @@
 // cancels what it gave up on). The room bounds only what it runs on its own: the person's launches and
 // window.voicebox.callTool, with the values Go owns (RoomConfig.limits).
 import { call, on, roomId, isDesktop, requests } from "./transport.js";
-import { el, notify, logActivity } from "./ui.js";
+import { el, notify, notifyError, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
+import { appError, appErrorsGone } from "./apperrors.js";
 
 // A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
 // settles a call whose bridge froze.
@@ -101,6 +102,7 @@ class MiniApp {
       case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
       case "tools": this.tools = Array.isArray(d.tools) ? d.tools : []; if (this.ready) this.mirror(false); return;
       case "unloaded": this.unloaded(); return;
+      case "app_error": appError(this, d); return;
       case "verdict": {
         const v = d.verdict || {};
         logActivity(this.title, `register ${v.name || "(unnamed)"}`, undefined, `${v.refused}: ${v.message}`, true);
@@ -119,7 +121,7 @@ class MiniApp {
         if (!v.ok) logActivity("Go", `register ${v.name}`, this.appId, `${v.refused}: ${v.message}`, true);
       }
     } catch (err) {
-      notify(`Voice and external callers cannot see ${this.title}'s tools: ${err.message}`, "error");
+      notifyError(err, { doing: `Voice and MCP clients cannot see ${this.title}'s tools` });
     }
     if (first && !this.closed) {
       logActivity(this.title, "ready", this.tools.map((t) => t.name).join(", ") || "(no tools)");
@@ -132,6 +134,7 @@ class MiniApp {
     const had = this.ready;
     this.tools = [];
     this.ready = false;
+    appErrorsGone(this);
     if (this.win) this.win.setStatus("reloading…");
     if (had) {
       call("RegistryService.Unregister", this.appId).catch(() => {});
@@ -410,35 +413,18 @@ requests((req) => {
   return answer(req);
 });
 
-// Go reports every call from outside the room, hundreds a second under load: the log draws them together,
-// at most every ACTIVITY_DRAW_MS (a redraw per call made each call wait behind a layout), the newest
-// ACTIVITY_KEPT at most.
-const ACTIVITY_KEPT = 200;
-const ACTIVITY_DRAW_MS = 250;
-let undrawn = [];
-function drawActivity() {
-  const lines = undrawn;
-  undrawn = [];
-  for (const line of lines) logActivity(...line);
-}
-on("activity", (a) => {
-  if (!a) return;
-  const o = a.outcome || {};
-  const what = a.op === "call" ? `${a.tool} (${a.appId})` : a.op === "launch" ? `launch ${a.ref}` : `${a.op} ${a.appId || ""}`;
-  const out = o.ok ? (o.result !== undefined ? o.result : "ok") : `${o.refused}: ${o.message}`;
-  if (undrawn.push([a.caller, what, a.op === "call" ? a.args : undefined, out, !o.ok]) === 1) setTimeout(() => requestAnimationFrame(drawActivity), ACTIVITY_DRAW_MS);
-  if (undrawn.length > ACTIVITY_KEPT) undrawn.shift();
-});
-
 // ---- the room's own buttons ----
 async function launchFromRoom(what, label, by = "person") {
   const who = by === "boot" ? "Voicebox" : "you";
+  const start = performance.now();
   try {
     const r = await launch(what, { by });
-    logActivity(who, "launch", label, `${r.appId}: ${r.tools.length} tool(s)`);
+    logActivity(who, "launch", label, `${r.appId}: ${r.tools.length} tool(s)`, false, performance.now() - start);
   } catch (err) {
-    if (by !== "boot") notify(err.message, "error"); // a booting room's refusal is the watchdog's plan
-    logActivity(who, "launch", label, `${err.code || "launch-failed"}: ${err.message}`, true);
+    // a booting room's refusal is the watchdog's plan
+    const own = ["launch-failed", "launch-timeout", "mini-apps-disabled"].includes(err.code); // the sentence says it
+    if (by !== "boot") notifyError(err, { title: label, doing: own ? "" : `${label} did not open`, retry: () => launchFromRoom(what, label, by) });
+    logActivity(who, "launch", label, `${err.code || "launch-failed"}: ${err.message}`, true, performance.now() - start);
   }
 }
 export { launchFromRoom };
@@ -471,7 +457,7 @@ function wire() {
     if (!guardProblem()) return;
     if (box) box.prepend(el("div", { id: "mini-apps-disabled", class: "disabled-banner", role: "alert" }, guardMessage()));
   });
-  call("RegistryService.Hello", roomId).catch((err) => notify(`The registry did not answer: ${err.message}`, "error"));
+  call("RegistryService.Hello", roomId).catch((err) => notifyError(err, { doing: "Voice and MCP clients cannot reach this room" }));
   window.addEventListener("pagehide", () => {
     call("RegistryService.Goodbye", roomId).catch(() => {});
     track({ op: "goodbye" });
@@ -500,7 +486,7 @@ async function recoverAtBoot() {
       reopened++;
     } catch (err) {
       failed.push(r.title);
-      notify(`Could not reopen ${r.title}: ${err.message}`, "error");
+      notifyError(err, { doing: `Could not reopen ${r.title}`, title: r.title });
     }
     if (plan.probationMs > 0 && i < reopen.length - 1) await new Promise((ok) => setTimeout(ok, plan.probationMs));
   }

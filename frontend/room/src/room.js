@@ -1,6 +1,6 @@
 // The room: the tray of mini-apps, the pages of the workspace, the File Viewer and the menu's actions.
 import { call, on, isDesktop } from "./transport.js";
-import { el, notify, logActivity } from "./ui.js";
+import { el, notify, notifyError, logActivity } from "./ui.js";
 import { launchFromRoom, frontApp, onChange } from "./registry.js";
 import { trashEntry } from "./trash.js";
 import "./toolconsole.js";
@@ -23,7 +23,7 @@ async function refresh() {
     state.entries = apps || [];
     render();
   } catch (err) {
-    notify(`Could not read the mini-apps: ${err.message}`, "error");
+    notifyError(err, { doing: "Could not read the mini-apps", key: "error:refresh", retry: refresh });
   }
 }
 
@@ -77,7 +77,7 @@ async function view(entry) {
     showViewer({ kind: "entry", entry: full }, full.title,
       `${full.kind} · ${full.source}${full.sandbox ? " " + full.sandbox : ""} · ${full.storagePath} · ${full.sizeBytes} bytes`, full.html);
   } catch (err) {
-    notify(`Could not open ${entry.title}: ${err.message}`, "error");
+    notifyError(err, { doing: `Could not open ${entry.title}` });
   }
 }
 
@@ -86,7 +86,7 @@ async function viewDoc(doc) {
     const full = await call("DocumentService.Read", doc.id);
     showViewer({ kind: "doc", doc: full }, full.name, `${full.path} · ${full.sizeBytes} bytes`, full.content);
   } catch (err) {
-    notify(`Could not open ${doc.name}: ${err.message}`, "error");
+    notifyError(err, { doing: `Could not open ${doc.name}` });
   }
 }
 
@@ -125,7 +125,7 @@ async function savePage() {
     if (err.code === "mini-app-name-taken" && err.app) {
       notify(`Not saved: the shelf name belongs to “${err.app.title}”. Nothing was written.`, "error");
     } else {
-      notify(`Not saved: ${err.message}`, "error");
+      notifyError(err, { doing: "Not saved" });
     }
   }
 }
@@ -170,7 +170,7 @@ async function pickFolder() {
     const cfg = await call("RoomService.OpenFolder");
     if (cfg) applyConfig(cfg);
   } catch (err) {
-    notify(`Could not open the folder: ${err.message}`, "error");
+    notifyError(err, { doing: "Could not open the folder" });
   }
 }
 
@@ -213,16 +213,7 @@ async function main() {
   $("save-page").onclick = savePage;
   $("file-delete").onclick = deleteEntry;
   $("open-folder").onclick = pickFolder;
-  $("open-file").onchange = (e) => openLocalFiles([...e.target.files]);
-  if (isDesktop()) {
-    $("open-file-label").onclick = (e) => { e.preventDefault(); call("RoomService.OpenFiles").catch((err) => notify(err.message, "error")); };
-  }
-  window.addEventListener("keydown", (e) => {
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s" && !isDesktop()) {
-      e.preventDefault();
-      savePage();
-    }
-  });
+  $("open-file").onchange = (e) => { openLocalFiles([...e.target.files]); e.target.value = ""; }; // Open File… (shortcuts.js)
   wireDrop();
   wireStageHint();
 
@@ -231,16 +222,16 @@ async function main() {
   on("files:open", (docs) => addOpened(docs, "person"));
   on("menu:save", savePage);
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
-  on("notice", (n) => notify(n.message, n.level || "info"));
+  on("notice", (n) => (n.code ? notifyError({ code: n.code, message: n.message }, { provider: n.provider }) : notify(n.message, n.level || "info")));
 
   try {
     applyConfig(await call("RoomService.Config"));
   } catch (err) {
-    notify(`Could not read the room's configuration: ${err.message}`, "error");
+    notifyError(err, { doing: "Could not read the room's configuration" });
   }
   await refresh();
   if (isDesktop()) {
-    try { addOpened(await call("DocumentService.List"), "boot"); } catch (err) { notify(err.message, "error"); }
+    try { addOpened(await call("DocumentService.List"), "boot"); } catch (err) { notifyError(err, { doing: "Could not list the opened files" }); }
   }
   document.body.dataset.ready = "true";
 }

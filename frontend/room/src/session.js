@@ -8,7 +8,8 @@
 //
 // For automation: window.voicebox.session = { start(provider), sendText(text), stop(), state, … }.
 import { call, on, isDesktop } from "./transport.js";
-import { el, notify } from "./ui.js";
+import { el, notify, notifyError } from "./ui.js";
+import { describe } from "./errortext.js";
 
 const OUTPUT_RATE = 24000;
 const LIVE = new Set(["listening", "thinking", "speaking"]);
@@ -81,10 +82,18 @@ function render() {
   ui.talk.classList.toggle("active", Boolean(status.talking));
   ui.mode.value = status.mode || "push-to-talk";
   if (status.provider && !pending) ui.provider.value = status.provider;
-  const msg = status.message || "";
+  const msg = status.state === "error" && status.code ? describe(status, { provider: status.provider }).line : status.message || "";
   ui.message.textContent = msg;
+  ui.message.title = status.message || "";
   ui.message.hidden = !msg;
   ui.message.className = `meta ${status.state === "error" ? "error" : ""}`;
+}
+
+// sessionError shows a failed session once (Start's refusal and the error state it caused are one error),
+// in words for the person, with Open Settings for a key and Retry for a connection.
+function sessionError(err) {
+  notifyError(err, { provider: err.provider || status.provider || ui.provider.value, key: "voice-error",
+    retry: () => start(ui.provider.value).catch((e) => { if (status.state !== "error") sessionError(e); }) });
 }
 
 function applyStatus(st) {
@@ -99,7 +108,7 @@ function applyStatus(st) {
     link.close();
     mic.stop();
     player.stop();
-    if (st.state === "error" && was !== "error" && st.message) notify(st.message, "error");
+    if (st.state === "error" && was !== "error" && st.message) sessionError(st);
   }
 }
 
@@ -274,7 +283,7 @@ const mic = {
     if (this.state === "on" || this.state === "starting") return;
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
       this.state = "denied";
-      notify("This browser gives no microphone here; you can still type.", "error");
+      notify("This browser gives no microphone here: you can still type to the assistant.", "error", { key: "mic" });
       return;
     }
     this.state = "starting";
@@ -295,7 +304,7 @@ const mic = {
       link.setRate(ctx.sampleRate);
     } catch (err) {
       this.state = "denied";
-      notify(`No microphone: ${err.message || err}. You can still type.`, "error");
+      notify("No microphone: you can still type to the assistant.", "error", { details: String(err.message || err), key: "mic" });
     }
     document.body.dataset.mic = this.state;
   },
@@ -430,16 +439,17 @@ async function setMode(mode) {
 }
 
 function wireUI() {
-  ui.start.addEventListener("click", () => start(ui.provider.value).catch((err) => notify(err.message, "error")));
-  ui.stop.addEventListener("click", () => stop().catch((err) => notify(err.message, "error")));
-  ui.mode.addEventListener("change", () => setMode(ui.mode.value).catch((err) => notify(err.message, "error")));
+  // A refused Start left the session in its error state, which said so already (applyStatus).
+  ui.start.addEventListener("click", () => start(ui.provider.value).catch((err) => { if (status.state !== "error") sessionError(err); }));
+  ui.stop.addEventListener("click", () => stop().catch((err) => notifyError(err, { doing: "Could not stop the session" })));
+  ui.mode.addEventListener("change", () => setMode(ui.mode.value).catch((err) => notifyError(err, { doing: "Could not switch the microphone" })));
   ui.form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = ui.text.value;
     if (!text.trim()) return;
-    sendText(text).then(() => { ui.text.value = ""; }, (err) => notify(err.message, "error"));
+    sendText(text).then(() => { ui.text.value = ""; }, (err) => notifyError(err, { doing: "Not sent", provider: status.provider }));
   });
-  ui.clear.addEventListener("click", () => call("SessionService.ClearTranscript").catch((err) => notify(err.message, "error")));
+  ui.clear.addEventListener("click", () => call("SessionService.ClearTranscript").catch((err) => notifyError(err, { doing: "Not cleared" })));
 }
 
 async function init() {
@@ -457,7 +467,7 @@ async function init() {
     for (const l of lns || []) showLine(l);
     applyStatus(st);
   } catch (err) {
-    if (err.code !== "unsupported") notify(`Could not read the voice session: ${err.message}`, "error");
+    if (err.code !== "unsupported") notifyError(err, { doing: "Could not read the voice session" });
   }
   try {
     const s = await call("SettingsService.Get");

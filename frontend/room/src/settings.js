@@ -2,7 +2,7 @@
 // itself into #settings-mcp). Keys are write-only: the fields are always empty and say only whether a key
 // is set; typing one replaces it, Clear removes the stored one. Go keeps them in settings.json (0600).
 import { call, on } from "./transport.js";
-import { notify } from "./ui.js";
+import { notify, notifyError } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 let current = null;
@@ -39,7 +39,7 @@ async function open() {
   try {
     fill(await call("SettingsService.Get"));
   } catch (err) {
-    notify(`Could not read the settings: ${err.message}`, "error");
+    notifyError(err, { doing: "Could not read the settings" });
   }
   if (!dlg.open) dlg.showModal();
 }
@@ -61,7 +61,7 @@ async function save(e) {
     notify("Settings saved.", "ok");
     $("settings-dialog").close();
   } catch (err) {
-    notify(`Settings not saved: ${err.message}`, "error");
+    notifyError(err, { doing: "Settings not saved" });
   }
 }
 

@@ -1,17 +1,18 @@
-// Deleting to the Trash: the question before (confirm.js) and the Undo toast after, "“Title” moved to
-// the Trash. [Undo] [✕]". The toast stays until the person undoes, dismisses it or deletes something else
-// (that delete's toast replaces it; the earlier files stay restorable from the Trash itself). Ctrl+Z in
-// the room, outside text fields, undoes too. Go decides what a delete takes and brings back exactly that,
-// or nothing (docs/trash.md).
+// Deleting to the Trash: the question before (confirm.js) and the Undo toast after, among the room's
+// toasts (notices.js): "“Title” moved to the Trash. [Undo] [✕]". The toast stays until the person undoes,
+// dismisses it or deletes something else (that delete's toast replaces it; the earlier files stay
+// restorable from the Trash itself). Ctrl+Z in the room, outside text fields, undoes too. Go decides what
+// a delete takes and brings back exactly that, or nothing (docs/trash.md).
 import { call } from "./transport.js";
-import { el, notify, logActivity } from "./ui.js";
+import { notify, notifyError, logActivity } from "./ui.js";
 import { askConfirm } from "./confirm.js";
+import { toast } from "./notices.js";
 
-let toast = null; // { box, undo }
+let undoing = null; // the Undo toast showing: { box, undo, dismiss }
 
 function dismiss() {
-  if (toast) toast.box.remove();
-  toast = null;
+  if (undoing) undoing.dismiss();
+  undoing = null;
 }
 
 // What goes with an entry, as the store's ownership rule decides it (docs/trash.md).
@@ -36,42 +37,42 @@ export async function trashEntry(e) {
     offerUndo(e.title, deleted);
     return true;
   } catch (err) {
-    notify(`Not deleted: ${err.message}`, "error");
+    notifyError(err, { doing: "Not deleted" });
     return false;
   }
 }
 
-// offerUndo shows the toast for a delete answered by StoreService.Delete ({ removed, trashed, undo }).
+// offerUndo shows the toast for a delete answered by StoreService.Delete ({ removed, trashed, undo }), in
+// the room's toasts (notices.js): sticky, with Undo and ✕.
 function offerUndo(title, deleted) {
   dismiss();
   const n = deleted.removed.length;
   const what = n === 1 ? "" : ` (${n} files)`;
   const run = async () => {
-    button.disabled = true;
+    const button = document.getElementById("undo-delete");
+    if (button) button.disabled = true;
     try {
       const { restored } = await call("StoreService.Restore", { undo: deleted.undo });
       dismiss();
       notify(`Restored “${title}”.`, "ok");
       logActivity("you", "undo delete", title, restored);
+      return false;
     } catch (err) {
-      button.disabled = false;
-      notify(err.code === "restore-path-taken"
-        ? `Not restored: ${err.message.replace(/^restore-path-taken: /, "")}. Move that file away, then Undo again.`
-        : `Not restored: ${err.message}`, "error");
+      if (button) button.disabled = false;
+      notifyError(err, { doing: "Not restored" });
+      return true; // the toast stays: Undo can be tried again
     }
   };
-  const button = el("button", { type: "button", id: "undo-delete", onclick: run }, "Undo");
-  const close = el("button", { type: "button", class: "undo-close", title: "Dismiss", "aria-label": "Dismiss", onclick: dismiss }, "✕");
-  const box = el("div", { id: "undo-toast", role: "status", "aria-live": "polite", dataset: { undo: deleted.undo } },
-    el("span", {}, `“${title}” moved to the Trash${what}.`), button, close);
-  document.body.append(box);
-  toast = { box, undo: run };
+  const t = toast({ level: "ok", line: `“${title}” moved to the Trash${what}.`, sticky: true, id: "undo-toast", key: `undo:${deleted.undo}`,
+    actions: [{ id: "undo-delete", label: "Undo", run }] });
+  t.node.dataset.undo = deleted.undo;
+  undoing = { box: t.node, undo: run, dismiss: t.dismiss };
 }
 
 window.addEventListener("keydown", (e) => {
-  if (!toast || !(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey || e.key.toLowerCase() !== "z") return;
+  if (!undoing || !undoing.box.isConnected || !(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey || e.key.toLowerCase() !== "z") return;
   const t = e.target;
   if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) || document.querySelector("dialog[open]")) return;
   e.preventDefault();
-  toast.undo();
+  undoing.undo().then((keep) => { if (!keep) dismiss(); });
 });

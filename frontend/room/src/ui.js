@@ -1,39 +1,30 @@
-// Small DOM helpers shared by the room's modules. Text always goes in as text, never as HTML.
+// The room's feedback, for every module: notify shows a toast (notices.js), notifyError an error in words for
+// the person (errortext.js: one line, what Go said behind "Details", Open Settings or Retry where they
+// help), logActivity a line of the activity log (activity.js). el builds elements (dom.js).
+import { toast } from "./notices.js";
+import { describe } from "./errortext.js";
+import { addLine } from "./activity.js";
 
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "dataset") Object.assign(node.dataset, v);
-    else if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
-    else if (v === true) node.setAttribute(k, "");
-    else if (v !== false && v != null) node.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) {
-    if (c == null || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
+export { el } from "./dom.js";
+
+// notify shows message for a while (errors longer); opts: { details, actions, key, sticky, id, ms }.
+export function notify(message, level = "info", opts = {}) {
+  return toast({ level, line: String(message), ...opts });
 }
 
-// notify shows a message for a while; errors stay until clicked.
-export function notify(message, level = "info") {
-  const box = document.getElementById("notices");
-  const n = el("div", { class: `notice ${level}`, role: level === "error" ? "alert" : "status" }, message);
-  n.addEventListener("click", () => n.remove());
-  box.append(n);
-  if (level !== "error") setTimeout(() => n.remove(), 5000);
-  while (box.children.length > 5) box.firstChild.remove();
+// notifyError shows err as one human line. ctx: { doing: what did not happen ("Not saved"), provider,
+// title (for the sentence), retry: a function (adds Retry where it helps), key: shown once while it shows
+// (default: the line) }.
+export function notifyError(err, ctx = {}) {
+  const d = describe(err, ctx);
+  const actions = [];
+  if (d.action === "settings") actions.push({ label: "Open Settings", run: () => window.voiceboxSettings?.open() });
+  if (d.action === "retry" && typeof ctx.retry === "function") actions.push({ label: "Retry", run: ctx.retry });
+  return toast({ level: "error", line: d.line, details: d.details, actions, key: ctx.key || `error:${d.line}` });
 }
 
-// logActivity adds a line to the activity log: who called what, with which input, and what came back.
-export function logActivity(who, what, input, outcome, failed = false) {
-  const log = document.getElementById("activity-log");
-  const time = new Date().toLocaleTimeString();
-  const show = (v) => (typeof v === "string" ? v : JSON.stringify(v));
-  log.prepend(el("li", { class: failed ? "failed" : "" },
-    el("time", {}, time), " ", el("b", {}, who), " → ", el("code", {}, what),
-    input !== undefined ? el("code", { class: "args" }, show(input)) : null,
-    outcome !== undefined ? el("span", { class: "outcome" }, show(outcome)) : null));
-  while (log.children.length > 200) log.lastChild.remove();
+// logActivity adds a line to the activity log: who called what, with which input, what came back, whether
+// it failed and how long it took (ms, when measured).
+export function logActivity(who, what, input, outcome, failed = false, ms) {
+  addLine({ who, what, input, outcome, failed, ms });
 }
