@@ -28,6 +28,10 @@ func TestRoomAssetServerServesOnlyTheEmbeddedRoom(t *testing.T) {
 		}
 		switch path.Ext(p) {
 		case ".js", ".css":
+		case ".json":
+			if p != "shortcuts.json" { // the room's one list of keyboard shortcuts (menu.go reads it too)
+				t.Errorf("unexpected embedded data %s", p)
+			}
 		case ".html":
 			if p != "index.html" {
 				t.Errorf("an HTML document besides the room's index is embedded: %s", p)

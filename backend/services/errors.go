@@ -54,6 +54,16 @@ var sentinels = []struct {
 	{trash.ErrGone, http.StatusGone},
 }
 
+// Codes lists every code Describe answers with from this table (the room has a sentence for each:
+// frontend/room/src/errortext.js).
+func Codes() []string {
+	out := []string{CodeNotFound, CodeInternal, store.ErrNameTaken.Error()}
+	for _, s := range sentinels {
+		out = append(out, s.err.Error())
+	}
+	return out
+}
+
 // Describe maps an error to its HTTP status and body. Bound methods reject with the same body.
 func Describe(err error) (int, ErrorBody) {
 	body := ErrorBody{Message: err.Error()}

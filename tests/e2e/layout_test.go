@@ -51,25 +51,25 @@ func caseLayout(t *testing.T, p *chromiumPage) {
 	closeAll(t, p)
 	clearToasts(t, p)
 	setViewport(t, p, 1440, 900)
-	for _, ref := range []string{"echo.html", "scoreboard.html", "many.html"} {
+	for _, ref := range []string{"echo.html", "many.html", "comment.html"} {
 		launch(t, p, ref)
 	}
 	eval(t, p, nil, `[...document.querySelectorAll("#page-list button")].find((b) => b.textContent.includes("plain.html")).click();`)
 	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "the File Viewer", `return !document.getElementById("file-viewer").hidden;`)
-	launch(t, p, "comment.html")
 	launch(t, p, "quirks.html")
+	launch(t, p, "broken.html")
 	eval(t, p, nil, `
 		const ui = await import("./src/ui.js");
 		ui.notify("OpenAI could not be reached. Check the internet connection, then retry.", "error",
 			{details: "failed to WebSocket dial: dial tcp: lookup api.openai.com: no such host", ms: 600000});
-		ui.notify("Saved “Scoreboard” to the shelf.", "ok", {ms: 600000});`)
+		ui.notify("Saved “Echo Lab” to the shelf.", "ok", {ms: 600000});`)
 	shootAndCheck(t, p, "viewer-apps-toasts", 1440, 900, layout.Want{MinStageW: 700, MinStageH: 700, Windows: 5, Toasts: 2, Viewer: true})
 	setViewport(t, p, 900, 600)
 	shootAndCheck(t, p, "viewer-apps-toasts", 900, 600, layout.Want{MinStageW: 400, MinStageH: 400, Windows: 5, Toasts: 2, Viewer: true})
 
 	eval(t, p, nil, `document.getElementById("file-close").click();`)
 	launch(t, p, "Shelf Echo")
-	launch(t, p, "broken.html")
+	launch(t, p, "plain.html")
 	shootAndCheck(t, p, "seven-apps", 900, 600, layout.Want{MinStageW: 400, MinStageH: 400, Windows: 7, Toasts: 2})
 	setViewport(t, p, 1440, 900)
 	shootAndCheck(t, p, "seven-apps", 1440, 900, layout.Want{MinStageW: 700, MinStageH: 700, Windows: 7, Toasts: 2})

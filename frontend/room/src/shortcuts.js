@@ -85,7 +85,7 @@ export function matches(keys, e) {
 }
 
 function onKey(e) {
-  if (e.defaultPrevented || e.isComposing) return;
+  if (!e.isTrusted || e.defaultPrevented || e.isComposing) return; // the person's keys only, not a page's
   if (e.key === "ContextMenu" && trayMenu(e)) { e.preventDefault(); return; }
   for (const s of list) {
     if (!actions[s.id] || (s.only && s.only !== (isDesktop() ? "desktop" : "serve")) || !matches(s.keys, e)) continue;
