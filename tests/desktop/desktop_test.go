@@ -46,10 +46,13 @@ func need(t *testing.T, tools map[string]string) {
 	}
 }
 
-func startSession(t *testing.T) *session {
+func startSession(t *testing.T) *session { return startSessionSized(t, 1280, 860) }
+
+// startSessionSized is startSession with a w×h screen.
+func startSessionSized(t *testing.T, w, h int) *session {
 	t.Helper()
 	need(t, map[string]string{"Xvfb": "xvfb", "xdotool": "xdotool", "import": "imagemagick", "dbus-daemon": "dbus"})
-	s := &session{display: testbin.Xvfb(t)}
+	s := &session{display: testbin.XvfbSized(t, w, h)}
 	addr := testbin.Daemon(t, "dbus-daemon", "--session", "--nofork", "--print-address=3")
 	home := t.TempDir()
 	s.env = append(os.Environ(), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),

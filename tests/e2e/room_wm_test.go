@@ -204,13 +204,22 @@ func caseKeyboard(t *testing.T, p page) {
 
 	var panels []string
 	const read = `return [document.body.classList.contains("sidebar-hidden"), document.body.classList.contains("panel-hidden")].join(",");`
+	const stageWidth = `return document.getElementById("stage").offsetWidth;`
+	var wide [2]int
+	eval(t, p, &wide[0], stageWidth)
 	var s string
 	eval(t, p, &s, read)
 	panels = append(panels, s)
-	for _, k := range []string{"Ctrl+B", "Ctrl+Alt+B", "Ctrl+B", "Ctrl+Alt+B"} {
+	for i, k := range []string{"Ctrl+B", "Ctrl+Alt+B", "Ctrl+B", "Ctrl+Alt+B"} {
 		press(t, p, k)
 		eval(t, p, &s, read)
 		panels = append(panels, s)
+		if i == 0 {
+			eval(t, p, &wide[1], stageWidth)
+		}
+	}
+	if wide[1] <= wide[0] {
+		t.Errorf("the stage is %d px wide with the Mini-Apps panel and %d px without: a hidden panel must give the stage its room", wide[0], wide[1])
 	}
 	if strings.Join(panels, " ") != "false,false true,false true,true false,true false,false" {
 		t.Errorf("Ctrl+B, Ctrl+Alt+B twice: panels hidden %v", panels)

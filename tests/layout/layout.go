@@ -76,6 +76,7 @@ type Report struct {
 	Minimised     []string           `json:"minimised"`
 	WindowList    []string           `json:"windowList"`
 	Toasts        []Toast            `json:"toasts"`
+	Dialogs       []string           `json:"dialogs"` // the ids of the open dialogs
 	Closers       []Control          `json:"closers"`
 	Controls      []Control          `json:"controls"`
 }

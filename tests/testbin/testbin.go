@@ -80,9 +80,12 @@ func Need(t testing.TB, tools map[string]string) {
 
 // Xvfb runs a virtual X server of the test's own (1280×860, no TCP) until the test ends, and returns its
 // DISPLAY. The caller checks that Xvfb is installed.
-func Xvfb(t testing.TB) string {
+func Xvfb(t testing.TB) string { return XvfbSized(t, 1280, 860) }
+
+// XvfbSized is Xvfb with a screen of w×h (a window of the room's largest checked size must fit on it).
+func XvfbSized(t testing.TB, w, h int) string {
 	t.Helper()
-	return ":" + Daemon(t, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x860x24", "-nolisten", "tcp")
+	return ":" + Daemon(t, "Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", w, h), "-nolisten", "tcp")
 }
 
 // Daemon starts a program that reports where it listens on file descriptor 3 (Xvfb's -displayfd,

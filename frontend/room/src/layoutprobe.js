@@ -65,6 +65,7 @@ export function measure() {
     minimised: [...document.querySelectorAll(".mini-app-window[hidden]")].map((w) => w.dataset.appId),
     windowList: all("#window-list button").map((e) => e.textContent),
     toasts: all("#notices .notice, #undo-toast").map((e) => ({ box: box(e.getBoundingClientRect()), text: e.querySelector(".notice-line")?.textContent || e.textContent })),
+    dialogs: [...document.querySelectorAll("dialog[open]")].map((d) => d.id),
     closers: all(closers).filter((e) => e.textContent.trim() === "✕").map((e) => control(e, describe(e))),
     controls: all(stageControls).map((e) => control(e, describe(e))),
   };
