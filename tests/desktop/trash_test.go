@@ -29,7 +29,7 @@ var (
 	trashAtPage     = [2]int{44, 209}  // the Pages list's first row
 	trashAtDelete   = [2]int{846, 135} // the File Viewer's Delete
 	trashAtDialog   = [2]int{640, 440} // the middle of the window, where a confirmation shows
-	trashAtUndo     = [2]int{730, 776} // the Undo toast's button ("“Scores” moved to the Trash.")
+	trashAtUndo     = [2]int{571, 785} // the Undo toast's button, at the foot of the stage ("“Scores” moved to the Trash.")
 	trashAtSettings = [2]int{1222, 50} // the top bar's Settings
 	trashAtNewToken = [2]int{899, 637} // Settings › MCP › New token
 )
