@@ -25,6 +25,26 @@ func setViewport(t *testing.T, p *chromiumPage, w, h int) {
 	eval(t, p, nil, `for (let i = 0; i < 10; i++) await new Promise((r) => requestAnimationFrame(r));`) // re-fitted and drawn
 }
 
+// probeScript is the room's own measuring code (frontend/room/src/layoutprobe.js) as a script body that
+// returns its report. It is evaluated rather than imported so that the same check runs against an older
+// room that does not ship it (the "before" screenshots and verdicts: DevTools' evaluation is not bound by
+// the room's CSP).
+func probeScript(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("../../frontend/room/src/layoutprobe.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(l, "import ") {
+			continue
+		}
+		body = append(body, strings.TrimPrefix(l, "export "))
+	}
+	return "const call = () => Promise.reject(new Error(\"measured from the test\"));\n" + strings.Join(body, "\n") + "\nreturn measure();"
+}
+
 // shootAndCheck keeps the screenshot first (so a run on older code still leaves one), then judges.
 func shootAndCheck(t *testing.T, p *chromiumPage, scenario string, w, h int, want layout.Want) {
 	t.Helper()
@@ -34,7 +54,7 @@ func shootAndCheck(t *testing.T, p *chromiumPage, scenario string, w, h int, wan
 	}
 	t.Logf("screenshot %s", shot)
 	var raw json.RawMessage
-	eval(t, p, &raw, `return (await import("./src/layoutprobe.js")).measure();`)
+	eval(t, p, &raw, "%s", probeScript(t))
 	var r layout.Report
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("layout report %s: %v", raw, err)

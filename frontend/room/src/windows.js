@@ -117,47 +117,31 @@ export function toggleMaximise(win) {
 
 export function isMaximised(win) { return Boolean(wins.get(win)?.max); }
 
-// drag moves win by the pointer from its title bar; pointer capture keeps the drag when the pointer
-// crosses the app's frame.
-export function drag(win, bar, e) {
-  if (wins.get(win)?.max) return;
-  e.preventDefault();
-  const startX = e.clientX, startY = e.clientY;
-  const start = rectOf(win);
-  bar.setPointerCapture(e.pointerId);
-  win.classList.add("dragging");
-  const move = (ev) => setRect(win, dragTo(start.left + ev.clientX - startX, start.top + ev.clientY - startY, start, box()));
-  const up = () => {
-    bar.removeEventListener("pointermove", move);
-    bar.removeEventListener("pointerup", up);
-    bar.removeEventListener("pointercancel", up);
-    win.classList.remove("dragging");
-  };
-  bar.addEventListener("pointermove", move);
-  bar.addEventListener("pointerup", up);
-  bar.addEventListener("pointercancel", up);
-}
-
-// resize follows the pointer from win's grip.
-export function resize(win, grip, e) {
+// follow runs move(dx, dy, start) as the pointer moves after pressing handle (pointer capture keeps it
+// when the pointer crosses the app's frame), until it lets go.
+function follow(win, handle, e, move) {
   if (wins.get(win)?.max) return;
   e.preventDefault();
   e.stopPropagation();
-  const startX = e.clientX, startY = e.clientY;
+  const x0 = e.clientX, y0 = e.clientY;
   const start = rectOf(win);
-  grip.setPointerCapture(e.pointerId);
+  handle.setPointerCapture(e.pointerId);
   win.classList.add("dragging");
-  const move = (ev) => setRect(win, resizeTo(start.width + ev.clientX - startX, start.height + ev.clientY - startY, start, box()));
+  const onMove = (ev) => setRect(win, move(ev.clientX - x0, ev.clientY - y0, start));
   const up = () => {
-    grip.removeEventListener("pointermove", move);
-    grip.removeEventListener("pointerup", up);
-    grip.removeEventListener("pointercancel", up);
+    handle.removeEventListener("pointermove", onMove);
+    handle.removeEventListener("pointerup", up);
+    handle.removeEventListener("pointercancel", up);
     win.classList.remove("dragging");
   };
-  grip.addEventListener("pointermove", move);
-  grip.addEventListener("pointerup", up);
-  grip.addEventListener("pointercancel", up);
+  handle.addEventListener("pointermove", onMove);
+  handle.addEventListener("pointerup", up);
+  handle.addEventListener("pointercancel", up);
 }
+
+// drag moves win by its title bar; resize sizes it by its grip.
+export function drag(win, bar, e) { follow(win, bar, e, (dx, dy, r) => dragTo(r.left + dx, r.top + dy, r, box())); }
+export function resize(win, grip, e) { follow(win, grip, e, (dx, dy, r) => resizeTo(r.width + dx, r.height + dy, r, box())); }
 
 // resizeBy is the grip's keyboard: arrow keys grow or shrink the window by step.
 export function resizeBy(win, dw, dh) {
