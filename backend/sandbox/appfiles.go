@@ -8,7 +8,6 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/voicebox/voicebox/backend/store"
 )
@@ -109,15 +108,12 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request) {
 	s.appAsset(w, r, l, rel)
 }
 
-// appDocument sends one of the app's pages: the SDK injected, the app's CSP and Permissions-Policy.
+// appDocument sends one of the app's pages (AppDocument: the confinement and the SDK injected), with the
+// app's CSP and Permissions-Policy.
 func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, page string) {
-	body := InjectSDK(page, s.sdkTag)
+	body, ctype := AppDocument(page, s.sdkTag)
 	h := w.Header()
-	if utf8.ValidString(page) {
-		h.Set("Content-Type", "text/html; charset=utf-8")
-	} else {
-		h.Set("Content-Type", "text/html")
-	}
+	h.Set("Content-Type", ctype)
 	h.Set("Content-Security-Policy", s.appCSP(l.Token))
 	h.Set("Permissions-Policy", PermissionsPolicy)
 	w.WriteHeader(http.StatusOK)

@@ -37,7 +37,7 @@ func FuzzAppCSP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, host, origin, appPath string) {
 		csp := AppCSP(origin, "http://127.0.0.1:2", appPath, []string{host})
 		parts := strings.Split(csp, "; ")
-		if len(parts) != 16 || !strings.HasPrefix(parts[0], "default-src 'none'") || parts[15] != "sandbox allow-scripts allow-forms" {
+		if len(parts) != 17 || !strings.HasPrefix(parts[0], "default-src 'none'") || parts[16] != "sandbox allow-scripts allow-forms" || parts[15] != "webrtc 'block'" {
 			t.Fatalf("AppCSP(%q, %q, %q) = %q", origin, appPath, host, csp)
 		}
 		for _, p := range parts {

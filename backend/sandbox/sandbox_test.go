@@ -238,7 +238,7 @@ func TestAppCSP(t *testing.T) {
 		"img-src " + own + " data: blob: " + cdn + "; " +
 		"font-src " + own + " data: blob: " + cdn + "; " +
 		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
-		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; sandbox allow-scripts allow-forms"
+		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; webrtc 'block'; sandbox allow-scripts allow-forms"
 	if got != want {
 		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
 	}
@@ -303,10 +303,50 @@ func TestInjectSDK(t *testing.T) {
 
 func TestScriptsAreInlineSafe(t *testing.T) {
 	s := New(Options{RoomOrigin: room}, bridge)
-	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": s.bridgeJS} {
+	confine, _ := scripts.ReadFile("confine.js")
+	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": s.bridgeJS, "confine.js": confine} {
 		low := strings.ToLower(string(b))
 		if len(b) == 0 || strings.Contains(low, "</script") || strings.Contains(low, "<!--") || strings.Contains(low, "<script") {
 			t.Errorf("%s cannot be inlined in a <script> element", name)
+		}
+	}
+}
+
+func TestAppDocument(t *testing.T) {
+	const tag = "<script>SDK</script>"
+	cases := []struct{ name, in, body, ctype string }{
+		{"utf-8", "<!doctype html><p>é", "<!doctype html>" + tag + "<p>é", "text/html; charset=utf-8"},
+		{"legacy", "<!doctype html><p>\xe9", "<!doctype html>" + tag + "<p>\xe9", "text/html"},
+		{"ESC, but UTF-8: the header wins over a meta charset", "<!doctype html><meta charset=iso-2022-jp>\x1b(B", "<!doctype html>" + tag + "<meta charset=iso-2022-jp>\x1b(B", "text/html; charset=utf-8"},
+		{"legacy with ESC", "<!doctype html><meta charset=iso-2022-jp>\x1b(B\xff", "<!doctype html>" + tag + "<meta charset=iso-2022-jp>\x1b(B\xff", "text/html; charset=windows-1252"},
+		{"utf-16le", "\xff\xfe<\x00p\x00>\x00\xe9\x00", tag + "<p>é", "text/html; charset=utf-8"},
+		{"utf-16be", "\xfe\xff\x00<\x00p\x00>", tag + "<p>", "text/html; charset=utf-8"},
+		{"declarative shadow root", "<!doctype html><div><template shadowrootmode=closed><iframe></iframe></template></div>",
+			"<!doctype html>" + tag + "<div><template data-voicebox-off-shadowrootmode=closed><iframe></iframe></template></div>", "text/html; charset=utf-8"},
+	}
+	for _, c := range cases {
+		body, ctype := AppDocument(c.in, tag)
+		if body != c.body || ctype != c.ctype {
+			t.Errorf("%s: AppDocument(%q) = %q, %q; want %q, %q", c.name, c.in, body, ctype, c.body, c.ctype)
+		}
+	}
+}
+
+func TestDisarmDeclarativeShadowRoots(t *testing.T) {
+	for in, want := range map[string]string{
+		`<template shadowrootmode="open">`:                `<template data-voicebox-off-shadowrootmode="open">`,
+		`<TEMPLATE SHADOWROOTMODE=closed>`:                `<TEMPLATE data-voicebox-off-SHADOWROOTMODE=closed>`,
+		`<template/shadowrootmode/>`:                      `<template/data-voicebox-off-shadowrootmode/>`,
+		`<template a="x"shadowrootmode>`:                  `<template a="x"data-voicebox-off-shadowrootmode>`,
+		"<template\nShadowRootMode\t=\n'closed'>":         "<template\ndata-voicebox-off-ShadowRootMode\t=\n'closed'>",
+		`<template shadowrootmode`:                        `<template data-voicebox-off-shadowrootmode`,
+		`t.shadowRootMode = "open"; x={shadowRootMode:1}`: `t.shadowRootMode = "open"; x={shadowRootMode:1}`,
+		`<p>"shadowrootmode"</p><b xshadowrootmode=1>`:    `<p>"shadowrootmode"</p><b xshadowrootmode=1>`,
+		`shadowrootmode=open`:                             `shadowrootmode=open`, // not in a tag: the start of the text
+		"\xe9 shadowrootmode=\xff":                        "\xe9 data-voicebox-off-shadowrootmode=\xff",
+	} {
+		if got := DisarmDeclarativeShadowRoots(in); got != want {
+			t.Errorf("DisarmDeclarativeShadowRoots(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
-//go:embed bridge.js sdk.js
+//go:embed bridge.js confine.js sdk.js
 var scripts embed.FS
 
 // MaxLaunches bounds the tokens alive at once; the oldest is revoked past it.
@@ -115,7 +115,8 @@ func New(o Options, hostPort string) *Server {
 	}
 	s.bridgeJS, _ = scripts.ReadFile("bridge.js")
 	s.sdkJS, _ = scripts.ReadFile("sdk.js")
-	s.sdkTag = "<script>" + string(s.sdkJS) + "</script>"
+	confine, _ := scripts.ReadFile("confine.js")
+	s.sdkTag = "<script>" + string(confine) + string(s.sdkJS) + "</script>" // confinement first: before any app code
 	return s
 }
 

@@ -144,6 +144,8 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 	t.Run("live discovery", func(t *testing.T) { caseLiveDiscovery(t, p, s) })
 	t.Run("no egress by navigation", func(t *testing.T) { caseNoEgressByNavigation(t, p) })
 	t.Run("folder app", func(t *testing.T) { caseFolderApp(t, p, s) })
+	t.Run("no WebRTC", func(t *testing.T) { caseWebRTCEgress(t, p) })
+	t.Run("lookups of refused names", func(t *testing.T) { caseRefusedNavigationLookups(t, p) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {
@@ -484,7 +486,8 @@ func caseHostile(t *testing.T, p page, s *server) {
 	if v := str("popup"); v == "allowed:opened" {
 		t.Errorf("window.open opened a popup")
 	}
-	if v := str("decoy"); v != "no-port" {
+	// A child frame is removed before it loads (confine.js); were one to run, the bridge must not answer it.
+	if v := str("decoy"); v != "no child frame" && v != "no-port" {
 		t.Errorf("decoy frame: %s", v)
 	}
 	if r.RoomPort || len(r.Captured.Self) > 0 || len(r.Captured.MidDispatch) > 0 {
@@ -493,7 +496,7 @@ func caseHostile(t *testing.T, p page, s *server) {
 	if r.DialogMs > 1000 {
 		t.Errorf("dialogs blocked the app for %.0f ms", r.DialogMs)
 	}
-	if v := str("realmDialogs"); true {
+	if v := str("realmDialogs"); v != "no child frame" {
 		ms := -1
 		if i := strings.LastIndex(v, " in "); i >= 0 {
 			_, _ = fmt.Sscanf(v[i+4:], "%dms", &ms)
@@ -539,6 +542,30 @@ func caseHostile(t *testing.T, p page, s *server) {
 		t.Errorf("%d windows after the attacks, %d before: a popup opened", n, windowsBefore)
 	}
 	wantOK(t, "the app still answers", callTool(t, p, app.AppID, "ping", map[string]any{}), `"pong"`)
+	// Forms may submit (a same-folder form navigates the app), and a refused form navigation ends the
+	// document it navigates; the app gets no child frame to post from (confine.js), so the forms go from an
+	// app of their own, the one that targets _self last.
+	forms := `<!doctype html><title>Form Poster</title><script>
+		webMcp.registerTool({name: "post", description: "", parameters: {type: "object", properties: {api: {type: "string"}}}, execute: ({api}) => {
+			for (const target of ["_top", "_blank", "_parent", "_self"]) {
+				const f = document.createElement("form");
+				f.method = "POST"; f.action = api; f.enctype = "text/plain"; f.target = target;
+				const i = document.createElement("input"); i.name = '{"name":"pwned-form","html":"'; i.value = 'x"}'; f.append(i);
+				document.documentElement.append(f);
+				try { f.submit(); } catch (e) {}
+			}
+			return "submitted";
+		}});
+		webMcp.ready();</script>`
+	var poster string
+	eval(t, p, &poster, `return (await window.voicebox.launch({name: "form-poster.html", html: %s})).appId;`, js(forms))
+	if o := callTool(t, p, poster, "post", map[string]any{"api": s.url + "/api/mini-apps"}); !o.OK && o.Refused != "unknown-tool" {
+		t.Errorf("form poster: %+v", o)
+	}
+	closeApp(t, p, poster)
+	if n, err := p.windowCount(); err == nil && n != windowsBefore {
+		t.Errorf("%d windows after the form posts, %d before: a form opened one", n, windowsBefore)
+	}
 	if after := s.diskState(t); after != before {
 		t.Errorf("the store changed on disk:\nbefore:\n%s\nafter:\n%s", before, after)
 	}

@@ -252,6 +252,7 @@ type page interface {
 	name() string
 	evalRaw(js string) (json.RawMessage, error)
 	windowCount() (int, error)
+	dns() *dnsRecord // what the browser resolved: checked at the end of the suite
 }
 
 func eval(t testing.TB, p page, out any, js string, args ...any) {
