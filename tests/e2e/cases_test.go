@@ -146,6 +146,8 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 	t.Run("folder app", func(t *testing.T) { caseFolderApp(t, p, s) })
 	t.Run("no WebRTC", func(t *testing.T) { caseWebRTCEgress(t, p) })
 	t.Run("lookups of refused names", func(t *testing.T) { caseRefusedNavigationLookups(t, p) })
+	t.Run("tool churn", func(t *testing.T) { caseToolChurn(t, p) })
+	t.Run("forged pong", func(t *testing.T) { caseForgedPong(t, p) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {

@@ -49,6 +49,7 @@ class MiniApp {
     this.ready = false;
     this.port = null;
     this.pending = new Map();
+    this.pings = new Map(); // apart from calls: a pong settles a ping, never a call
     this.nextId = 1;
     this.waiters = [];
     this.closed = false;
@@ -94,10 +95,11 @@ class MiniApp {
         return p.resolve({ ok: true, result });
       }
       case "pong": {
-        const p = this.pending.get(d.id);
-        if (p) { this.pending.delete(d.id); p.resolve(true); }
+        const resolve = this.pings.get(d.id);
+        if (resolve) { this.pings.delete(d.id); resolve(true); }
         return;
       }
+      case "closing": notify(`${this.title} was closed: ${d.message}`, "error"); close(this.appId); return;
       case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
       case "tools": this.tools = Array.isArray(d.tools) ? d.tools : []; if (this.ready) this.mirror(false); return;
       case "unloaded": this.unloaded(); return;
@@ -198,7 +200,7 @@ class MiniApp {
   ping() {
     return new Promise((resolve) => {
       const id = this.nextId++;
-      this.pending.set(id, { resolve, timer: 0 });
+      this.pings.set(id, resolve);
       this.port.postMessage({ type: "ping", id });
     });
   }
