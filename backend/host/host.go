@@ -59,6 +59,10 @@ type Options struct {
 	// loopback name than the room's beside a room served over HTTP (a different site: ServeOptions).
 	SandboxHost string
 	RoomOrigin  string
+	// SitePerLaunch gives every launch a loopback address of its own, never RoomAddress (the room's):
+	// docs/sandbox.md, "A site per launch".
+	SitePerLaunch bool
+	RoomAddress   string
 }
 
 // New prepares the folders (created on first run), scans the store once, opens the asset server and
@@ -77,9 +81,10 @@ func New(p config.Paths, o Options) (*Host, error) {
 	}
 	// The CDN hosts an app may load from are read from the one settings store at every launch, so a change
 	// in Settings applies to the next app opened.
-	sb, err := sandbox.Listen(sandbox.Options{Hostname: o.SandboxHost, RoomOrigin: o.RoomOrigin, CDNHosts: func() []string {
-		return prefs.Get().CDNHostList()
-	}})
+	sb, err := sandbox.Listen(sandbox.Options{Hostname: o.SandboxHost, RoomOrigin: o.RoomOrigin,
+		SitePerLaunch: o.SitePerLaunch, RoomAddress: o.RoomAddress, CDNHosts: func() []string {
+			return prefs.Get().CDNHostList()
+		}})
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,12 @@ import (
 // app's CSP and the bridge's frame-src (path sources) and the bridge config's appBase all take it from here.
 func AppPath(token string) string { return pathApp + token + "/" }
 
-// AppBase is AppPath on this server's origin: the URL prefix of a launch's files (the bridge config's
-// appBase).
-func (s *Server) AppBase(token string) string { return s.origin + AppPath(token) }
+// AppBase is AppPath on the launch's own origin (its site): the URL prefix of a launch's files (the bridge
+// config's appBase).
+func (s *Server) AppBase(token string) string {
+	l, _ := s.Lookup(token)
+	return l.Origin + AppPath(token)
+}
 
 // appSrc is what the bridge loads into the app frame: the launch's page under AppPath, so the page's
 // relative URLs resolve inside its folder.
@@ -76,11 +79,11 @@ func isPage(rel string) bool {
 
 // serveApp answers GET /app/<token>/<rel>: the launch's page as a document (SDK injected, the app's CSP),
 // or, for a folder app, any file of its folder.
-func (s *Server) serveApp(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 	token, rel, ok := appRequest(r.URL.EscapedPath())
 	var l Launch
 	if ok {
-		l, ok = s.Lookup(token)
+		l, ok = s.launchAt(at, token)
 	}
 	dest := r.Header.Get("Sec-Fetch-Dest")
 	if !ok || dest == "document" { // nothing under /app/ is a top-level page
@@ -114,7 +117,7 @@ func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, p
 	body, ctype := AppDocument(page, s.sdkTag)
 	h := w.Header()
 	h.Set("Content-Type", ctype)
-	h.Set("Content-Security-Policy", s.appCSP(l.Token))
+	h.Set("Content-Security-Policy", s.appCSP(l))
 	h.Set("Permissions-Policy", PermissionsPolicy)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
@@ -135,7 +138,7 @@ func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel 
 	defer f.Close()
 	h := w.Header()
 	h.Set("Content-Type", ContentType(rel))
-	h.Set("Content-Security-Policy", s.appCSP(l.Token))
+	h.Set("Content-Security-Policy", s.appCSP(l))
 	h.Add("Vary", "Origin")
 	if r.Header.Get("Origin") == "null" {
 		h.Set("Access-Control-Allow-Origin", "null")
@@ -144,12 +147,12 @@ func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel 
 	http.ServeContent(w, r, "", time.Time{}, io.NewSectionReader(f, 0, size))
 }
 
-func (s *Server) appCSP(token string) string {
+func (s *Server) appCSP(l Launch) string {
 	var cdn []string
 	if s.cdnHosts != nil {
 		cdn = s.cdnHosts()
 	}
-	return AppCSP(s.origin, s.roomOrigin, AppPath(token), cdn)
+	return AppCSP(l.Origin, s.roomOrigin, AppPath(l.Token), cdn)
 }
 
 // refuseFile answers a file the folder refused: 413 file-too-large over the size bound (unread), else 404.

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -214,7 +216,7 @@ func TestListenOrigin(t *testing.T) {
 		t.Fatalf("origin %s", s.Origin())
 	}
 	l := s.Add(Launch{AppID: "a", HTML: "<p>x"})
-	req, _ := http.NewRequest("GET", s.BridgeURL(l.Token), nil)
+	req, _ := http.NewRequest("GET", s.BridgeURL(l), nil)
 	req.URL.Host = strings.Replace(req.URL.Host, "localhost", "127.0.0.1", 1) // dial the IP, send Host: localhost:port
 	req.Host = strings.TrimPrefix(s.Origin(), "http://")
 	res, err := http.DefaultClient.Do(req)
@@ -224,6 +226,95 @@ func TestListenOrigin(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Fatalf("bridge over the listener: %d", res.StatusCode)
+	}
+}
+
+// Beside a served room each launch gets a site of its own: a loopback address no other live launch holds,
+// never the room's; a token answers only on its own site, and the scripts on every site.
+func TestSitePerLaunch(t *testing.T) {
+	s, err := Listen(Options{Hostname: "localhost", RoomOrigin: room, SitePerLaunch: true, RoomAddress: "127.0.0.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	defer s.Close()
+	if n := len(s.Origins()); n != MaxLaunches {
+		t.Fatalf("%d sites, want %d (one per live launch)", n, MaxLaunches)
+	}
+	seen := map[string]bool{}
+	var first, second Launch
+	for i := 0; i < MaxLaunches; i++ {
+		l := s.Add(Launch{AppID: fmt.Sprint("a", i), HTML: "<p>x"})
+		host := strings.TrimPrefix(l.Origin, "http://")
+		ip, _, _ := net.SplitHostPort(host)
+		if seen[ip] || ip == "127.0.0.3" || ip == "127.0.0.1" || !strings.HasPrefix(ip, "127.0.0.") {
+			t.Fatalf("launch %d got %s (seen %v)", i, l.Origin, seen[ip])
+		}
+		seen[ip] = true
+		if i == 0 {
+			first = l
+		} else if i == 1 {
+			second = l
+		}
+	}
+	// Past the bound the oldest launch goes, and its site is the one the newcomer gets.
+	late := s.Add(Launch{AppID: "late", HTML: "<p>y"})
+	if late.Origin != first.Origin {
+		t.Errorf("the newcomer got %s, want the evicted launch's %s", late.Origin, first.Origin)
+	}
+	// A released site is not handed out again while an older free one waits.
+	s.Revoke(second.Token)
+	s.Revoke(late.Token)
+	if again := s.Add(Launch{AppID: "again"}); again.Origin != second.Origin {
+		t.Errorf("reused %s, want the least recently used free site %s", again.Origin, second.Origin)
+	}
+	fetch := func(origin, path, dest string) int {
+		req, _ := http.NewRequest("GET", origin+path, nil)
+		if dest != "" {
+			req.Header.Set("Sec-Fetch-Dest", dest)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	l := s.Add(Launch{AppID: "own", HTML: "<p>z"})
+	other := s.Origins()[0]
+	if other == l.Origin {
+		other = s.Origins()[1]
+	}
+	for _, c := range []struct {
+		origin, path, dest string
+		want               int
+	}{
+		{l.Origin, "/bridge/" + l.Token, "iframe", 200},
+		{l.Origin, appSrc(l), "iframe", 200},
+		{other, "/bridge/" + l.Token, "iframe", 404},
+		{other, appSrc(l), "iframe", 404},
+		{other, "/sandbox/bridge.js", "script", 200},
+	} {
+		if got := fetch(c.origin, c.path, c.dest); got != c.want {
+			t.Errorf("GET %s%s: %d, want %d", c.origin, c.path, got, c.want)
+		}
+	}
+	// Another Host on a site's own address is refused (DNS rebinding).
+	req, _ := http.NewRequest("GET", l.Origin+"/sandbox/bridge.js", nil)
+	req.Host = "evil.example:80"
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("foreign Host: %v %v", res, err)
+	}
+	// The app's frame-ancestors name its own site.
+	req, _ = http.NewRequest("GET", l.Origin+appSrc(l), nil)
+	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors "+l.Origin+" "+room) {
+		t.Errorf("app CSP on its site: %s", csp)
 	}
 }
 

@@ -212,7 +212,7 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 	l = s.sb.Add(l)
 	return LaunchInfo{
 		LaunchID: l.Token, AppID: l.AppID, Title: l.Title, Slug: l.Slug, Source: source,
-		BridgeURL: s.sb.BridgeURL(l.Token), BridgeOrigin: s.sb.Origin(),
+		BridgeURL: s.sb.BridgeURL(l), BridgeOrigin: l.Origin,
 	}, nil
 }
 

@@ -245,24 +245,41 @@ func caseBounds(t *testing.T, p page, appID string, withBusy bool) {
 	start := time.Now()
 	var outs []outcome
 	if withBusy {
-		// A tool that never answers and one that blocks the app's thread: both end at the 5 s bound, and the
-		// room stays responsive meanwhile (the sandbox is another site, so another process).
+		// A tool that never answers, and one that blocks its app's thread for 7 s: both end at the 5 s bound.
+		// Meanwhile another app answers, before the busy one does: each launch is a site of its own, so
+		// Chromium runs it in a process of its own (issue 11, finding 6). The room's timer gaps and the other
+		// app's latency are logged, never asserted.
 		var r struct {
-			Slow, Busy outcome
-			MaxGap     float64 `json:"maxGap"`
+			Slow, Busy, Other outcome
+			Order             []string `json:"order"`
+			OtherMs           float64  `json:"otherMs"`
+			MaxGap            float64  `json:"maxGap"`
 		}
+		other := `<!doctype html><title>Bystander</title><script>
+			webMcp.registerTool({name: "ping", description: "", parameters: {type: "object"}, execute: () => "pong"}); webMcp.ready();</script>`
 		eval(t, p, &r, `
-			const v = window.voicebox, id = %s;
+			const v = window.voicebox, id = %s, order = [];
+			const other = (await v.launch({name: "bystander.html", html: %s})).appId;
 			let maxGap = 0, last = performance.now(), done = false;
 			const tick = () => { const n = performance.now(); maxGap = Math.max(maxGap, n - last); last = n; if (!done) setTimeout(tick, 20); };
 			tick();
-			const [Slow, Busy] = await Promise.all([v.callTool(id, "slow", {}), new Promise((r) => setTimeout(r, 200)).then(() => v.callTool(id, "busy", {ms: 6500}))]);
+			const slow = v.callTool(id, "slow", {});
+			const busy = v.callTool(id, "busy", {ms: 7000}).then((o) => { order.push("busy"); return o; });
+			await new Promise((r) => setTimeout(r, 200)); // the busy call is on its way: the app is spinning
+			const t0 = performance.now();
+			const Other = await v.callTool(other, "ping", {});
+			const otherMs = performance.now() - t0;
+			order.push("other");
+			const [Slow, Busy] = await Promise.all([slow, busy]);
 			done = true;
-			return {Slow, Busy, maxGap};`, js(appID))
+			await v.close(other);
+			return {Slow, Busy, Other, order, otherMs, maxGap};`, js(appID), js(other))
 		outs = []outcome{r.Slow, r.Busy}
-		if r.MaxGap > 1000 {
-			t.Errorf("the room froze for %.0f ms while an app was busy", r.MaxGap)
+		wantOK(t, "another app while one spins", r.Other, `"pong"`)
+		if len(r.Order) != 2 || r.Order[0] != "other" {
+			t.Errorf("answers in the order %v: the other app waited for the busy one", r.Order)
 		}
+		t.Logf("%s: while an app spun, another app answered in %.1f ms; the room's largest timer gap was %.0f ms", p.name(), r.OtherMs, r.MaxGap)
 	} else {
 		outs = []outcome{callTool(t, p, appID, "slow", map[string]any{})}
 	}
@@ -272,9 +289,7 @@ func caseBounds(t *testing.T, p page, appID string, withBusy bool) {
 	if d := time.Since(start); d < 4900*time.Millisecond {
 		t.Errorf("timeouts answered after %v, before the 5 s bound", d)
 	}
-	if withBusy {
-		time.Sleep(1500 * time.Millisecond) // let the busy loop finish
-	}
+	// Still spinning, maybe: this call waits its turn and answers within its own bound.
 	wantOK(t, "echo after the timeouts", callTool(t, p, appID, "echo", map[string]any{"text": "still here"}), `{"text":"still here"}`)
 }
 

@@ -30,7 +30,9 @@ const churnApp = `<!doctype html><title>Churner</title><script>
 // closed with a notice; and the number of "tools" messages that reached the room from it is bounded by the
 // bridge's budget (a count, not a clock). The latency of the other app's calls is logged, never asserted.
 func caseToolChurn(t *testing.T, p page) {
-	other := launch(t, p, "echo.html")
+	other := launch(t, p, map[string]string{"name": "bystander.html", "html": `<!doctype html><title>Bystander</title><script>
+		webMcp.registerTool({name: "echo", description: "", parameters: {type: "object", properties: {text: {type: "string"}}}, execute: ({text}) => ({text})});
+		webMcp.ready();</script>`})
 	// Count the "tools" messages on every room port opened from now on (the churner's).
 	eval(t, p, nil, `
 		const d = Object.getOwnPropertyDescriptor(MessagePort.prototype, "onmessage");
