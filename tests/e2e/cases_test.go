@@ -140,6 +140,7 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 		}
 	})
 	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
+	t.Run("titles for display", func(t *testing.T) { caseTitlesForDisplay(t, p, s) })
 	t.Run("viewer: save, delete, undo", func(t *testing.T) { caseViewerSaveDeleteUndo(t, p, s) })
 	t.Run("live discovery", func(t *testing.T) { caseLiveDiscovery(t, p, s) })
 	t.Run("no egress by navigation", func(t *testing.T) { caseNoEgressByNavigation(t, p) })
