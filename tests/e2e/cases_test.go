@@ -149,6 +149,7 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 	t.Run("lookups of refused names", func(t *testing.T) { caseRefusedNavigationLookups(t, p) })
 	t.Run("tool churn", func(t *testing.T) { caseToolChurn(t, p) })
 	t.Run("forged pong", func(t *testing.T) { caseForgedPong(t, p) })
+	t.Run("app to app", func(t *testing.T) { caseAppToApp(t, p) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {
