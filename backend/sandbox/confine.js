@@ -11,6 +11,7 @@
  *    (those loads are asynchronous). Shadow roots are made open so that they can be watched; declarative
  *    shadow roots are refused (the asset server disarms them in the app's own HTML; document.write,
  *    setHTMLUnsafe and parseHTMLUnsafe refuse them here).
+ *  - Links out of the app's folder: a click on one does nothing, so the browser does not look its host up.
  *
  * Everything it needs is taken from the platform before the app runs, so an app that redefines prototypes
  * later changes nothing here. */
@@ -116,4 +117,35 @@
       return call(fn, this, arguments);
     } });
   });
+
+  // ---- links out of the app's folder ----
+  // Following a link starts a navigation, and Chromium looks its host up (a preconnect) before the
+  // bridge's frame-src refuses it; the Navigation API that could refuse it first is off in a document with
+  // an opaque origin. So a link is followed only inside the app's folder (same origin, path under
+  // /app/<token>/, sandbox.AppPath): a click on any other link does nothing. javascript: links run here.
+  var folder = /^https?:\/\/[^/]+\/app\/[^/]+\//.exec(location.href);
+  var composedPath = Event.prototype.composedPath, preventDefault = Event.prototype.preventDefault;
+  var getAttribute = Element.prototype.getAttribute, getAttributeNS = Element.prototype.getAttributeNS;
+  var URLCtor = URL, startsWith = String.prototype.startsWith;
+  var baseURI = getter(Node.prototype, "baseURI");
+  function leavesFolder(href) {
+    if (href === null) return false;
+    var u;
+    try { u = new URLCtor(href, call(baseURI, doc)); } catch (e) { return true; }
+    if (u.protocol === "javascript:") return false;
+    return !folder || !call(startsWith, u.href, [folder[0]]);
+  }
+  win.addEventListener("click", function (e) {
+    var path = call(composedPath, e);
+    for (var k = 0; k < path.length; k++) {
+      var n = path[k];
+      if (call(nodeType, n) !== ELEMENT) continue;
+      var name = call(localName, n);
+      if (name !== "a" && name !== "area") continue;
+      var href = call(getAttribute, n, ["href"]);
+      if (href === null) href = call(getAttributeNS, n, ["http://www.w3.org/1999/xlink", "href"]); // SVG <a>
+      if (leavesFolder(href)) call(preventDefault, e);
+      return;
+    }
+  }, true);
 })();
