@@ -59,3 +59,21 @@ func FuzzAppCSP(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDisarmDeclarativeShadowRoots: the disarming only ever inserts its prefix, and leaves no shadowrootmode
+// where an attribute name can stand (disarming again changes nothing).
+func FuzzDisarmDeclarativeShadowRoots(f *testing.F) {
+	for _, s := range []string{`<template shadowrootmode="closed">`, "<TEMPLATE\nSHADOWROOTMODE>", `a"shadowrootmode/`, "t.shadowRootMode", ""} {
+		f.Add(s)
+	}
+	const prefix = "data-voicebox-off-"
+	f.Fuzz(func(t *testing.T, page string) {
+		out := DisarmDeclarativeShadowRoots(page)
+		if strings.ReplaceAll(out, prefix, "") != strings.ReplaceAll(page, prefix, "") {
+			t.Fatalf("DisarmDeclarativeShadowRoots(%q) = %q: more than the prefix changed", page, out)
+		}
+		if again := DisarmDeclarativeShadowRoots(out); again != out {
+			t.Fatalf("an attribute was left armed: %q → %q", out, again)
+		}
+	})
+}
