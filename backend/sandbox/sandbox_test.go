@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
@@ -315,6 +316,32 @@ func TestSitePerLaunch(t *testing.T) {
 	res.Body.Close()
 	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors "+l.Origin+" "+room) {
 		t.Errorf("app CSP on its site: %s", csp)
+	}
+}
+
+// The same app opened again at once gets its site back (the browser still has its renderer); another app
+// does not, and after reuseWindow neither does the same one.
+func TestSiteReuse(t *testing.T) {
+	s, err := Listen(Options{Hostname: "localhost", RoomOrigin: room, SitePerLaunch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	clock := time.Unix(1000, 0)
+	s.now = func() time.Time { return clock }
+	a := s.Add(Launch{AppID: "same"})
+	s.Revoke(a.Token)
+	if b := s.Add(Launch{AppID: "other"}); b.Origin == a.Origin {
+		t.Errorf("another app got the site %s the same app had just let go", a.Origin)
+	}
+	c := s.Add(Launch{AppID: "same"})
+	if c.Origin != a.Origin {
+		t.Errorf("the same app opened again got %s, want its own %s back", c.Origin, a.Origin)
+	}
+	s.Revoke(c.Token)
+	clock = clock.Add(reuseWindow)
+	if d := s.Add(Launch{AppID: "same"}); d.Origin == c.Origin {
+		t.Errorf("the same app got %s back after the reuse window", d.Origin)
 	}
 }
 

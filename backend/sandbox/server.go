@@ -63,6 +63,7 @@ type Launch struct {
 type Server struct {
 	sites      []*site // where it answers: one, or one per launch (sites.go)
 	siteClock  uint64
+	now        func() time.Time // the clock of reuseWindow (tests set it)
 	added      uint64
 	roomOrigin string
 	cdnHosts   func() []string
@@ -125,6 +126,7 @@ func Listen(o Options) (*Server, error) {
 func New(o Options, hostPort string) *Server {
 	s := &Server{
 		sites:      []*site{newSite(hostPort, nil)},
+		now:        time.Now,
 		roomOrigin: o.RoomOrigin,
 		cdnHosts:   o.CDNHosts,
 		launches:   map[string]*Launch{},
@@ -181,9 +183,9 @@ func (s *Server) Add(l Launch) Launch {
 			}
 		}
 		delete(s.launches, oldest.Token)
-		oldest.release()
+		s.letGo(oldest)
 	}
-	l.site = s.pickSite()
+	l.site = s.pickSite(l.AppID)
 	l.Origin = l.site.origin
 	cp := l
 	s.launches[l.Token] = &cp
@@ -198,7 +200,7 @@ func (s *Server) Revoke(token string) bool {
 	l, ok := s.launches[token]
 	delete(s.launches, token)
 	if ok {
-		l.release()
+		s.letGo(l)
 	}
 	return ok
 }
@@ -211,7 +213,7 @@ func (s *Server) RevokeRoom(room string) int {
 	for t, l := range s.launches {
 		if l.Room == room {
 			delete(s.launches, t)
-			l.release()
+			s.letGo(l)
 			n++
 		}
 	}

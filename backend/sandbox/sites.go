@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net"
+	"time"
 )
 
 // A site is one origin the asset server answers on. Chromium runs the frames of one site in one renderer
@@ -14,6 +15,25 @@ type site struct {
 	origin string // http://host:port
 	ln     net.Listener
 	used   uint64 // when a launch last got it: the least recently used site goes next
+	// The app whose launch let it go last, and when: that app, opened again at once, gets it back.
+	lastApp string
+	freedAt time.Time
+}
+
+// reuseWindow is how soon after an app's launch let its site go that the same app, opened again, gets the
+// site back: Chromium keeps a site's process a moment after its last frame goes, and reusing it spares
+// starting two renderer processes (measured: launch-to-ready back to main's instead of 40–60 % slower).
+// Only the same app: a closed app that still spins in that process delays its own reopening (until the
+// window passes), never another app's.
+const reuseWindow = 2 * time.Second
+
+// letGo releases a launch whose token was just revoked and notes which app let its site go, and when.
+// The caller holds s.mu.
+func (s *Server) letGo(l *Launch) {
+	l.release()
+	if l.site != nil {
+		l.site.lastApp, l.site.freedAt = l.AppID, s.now()
+	}
 }
 
 func newSite(hostPort string, ln net.Listener) *site {
@@ -55,9 +75,11 @@ func closeSites(sites []*site) {
 	}
 }
 
-// pickSite returns the site for a new launch: one no live launch holds, the least recently used. The
-// caller holds s.mu and has made room (at most MaxLaunches launches, as many as there are sites).
-func (s *Server) pickSite() *site {
+// pickSite returns the site for a new launch of appID: one no live launch holds; the one this app let go
+// within reuseWindow, else the least recently used. Not the one another app let go last: that app may
+// still spin in its renderer, and the new app would wait behind it (measured: 14.8 s behind a 15 s spin).
+// The caller holds s.mu and has made room (at most MaxLaunches launches, as many as there are sites).
+func (s *Server) pickSite(appID string) *site {
 	if len(s.sites) == 1 {
 		return s.sites[0]
 	}
@@ -67,7 +89,14 @@ func (s *Server) pickSite() *site {
 	}
 	var best *site
 	for _, x := range s.sites {
-		if !held[x] && (best == nil || x.used < best.used) {
+		if held[x] {
+			continue
+		}
+		if x.lastApp == appID && s.now().Sub(x.freedAt) < reuseWindow {
+			best = x
+			break
+		}
+		if best == nil || x.used < best.used {
 			best = x
 		}
 	}
