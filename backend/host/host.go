@@ -99,7 +99,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 	docs := documents.NewTable()
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
-	bus.Latest(events.StoreChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
+	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
 	reg := registry.New(bus)
 	h := &Host{
 		Settings:        prefs,
@@ -141,7 +141,8 @@ func (h *Host) Start(ctx context.Context) error {
 	}()
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
-	h.Recent.Follow(ctx, h.Registry, func(id string) bool { _, ok := services.Known(h.Store, id); return ok }, log.Printf)
+	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }
+	h.Recent.Follow(ctx, h.Registry, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
 	changes, cancel := h.Store.Subscribe()
 	go func() {
 		defer cancel()

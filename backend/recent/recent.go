@@ -118,10 +118,11 @@ func (l *List) Apps() []App {
 }
 
 // Saw records an app that runs with these tools. opened says it has just opened: it moves to the front
-// and its LastRun is now; otherwise (its tools changed while it ran) it stays where it is.
-func (l *List) Saw(appID, title string, tools []json.RawMessage, opened bool) error {
+// and its LastRun is now; otherwise (its tools changed while it ran) it stays where it is. It reports
+// whether the list changed (and was written).
+func (l *List) Saw(appID, title string, tools []json.RawMessage, opened bool) (bool, error) {
 	if !valid(appID) {
-		return fmt.Errorf("recent: bad app id %q", appID)
+		return false, fmt.Errorf("recent: bad app id %q", appID)
 	}
 	if tools == nil {
 		tools = []json.RawMessage{}
@@ -148,17 +149,17 @@ func (l *List) Saw(appID, title string, tools []json.RawMessage, opened bool) er
 		next[i] = a
 	}
 	if same(next, l.apps) {
-		return nil
+		return false, nil
 	}
 	b, err := json.Marshal(next)
 	if err != nil {
-		return fmt.Errorf("recent: %w", err)
+		return false, fmt.Errorf("recent: %w", err)
 	}
 	if err := atomicfile.Write(l.path, b, 0o600); err != nil {
-		return err
+		return false, err
 	}
 	l.apps = next
-	return nil
+	return true, nil
 }
 
 func same(a, b []App) bool {
@@ -170,8 +171,8 @@ func same(a, b []App) bool {
 
 // Follow records every app that opens in reg, and each change of its tools, until ctx ends; known says
 // which app ids are the store's (an opened file or a dropped page has no id that lasts, so it is not
-// remembered). logf hears of a write that failed.
-func (l *List) Follow(ctx context.Context, reg *registry.Registry, known func(appID string) bool, logf func(string, ...any)) {
+// remembered). changed is called after each change of the list; logf hears of a write that failed.
+func (l *List) Follow(ctx context.Context, reg *registry.Registry, known func(appID string) bool, changed func(), logf func(string, ...any)) {
 	changes, cancel := reg.Subscribe()
 	go func() {
 		defer cancel()
@@ -188,8 +189,10 @@ func (l *List) Follow(ctx context.Context, reg *registry.Registry, known func(ap
 					continue
 				}
 				now[a.AppID] = true
-				if err := l.Saw(a.AppID, a.Title, declarations(a.Tools), !open[a.AppID]); err != nil {
-					logf("recent: %v", err)
+				if wrote, err := l.Saw(a.AppID, a.Title, declarations(a.Tools), !open[a.AppID]); err != nil {
+					logf("%v", err)
+				} else if wrote {
+					changed()
 				}
 			}
 			open = now

@@ -37,17 +37,17 @@ func TestListPersistsBounded(t *testing.T) {
 		t.Fatalf("fresh list: %+v %v", l.Apps(), err)
 	}
 	for i := range MaxApps + 3 {
-		if err := l.Saw(fmt.Sprintf("app_%d", i), fmt.Sprintf("App %d", i), nil, true); err != nil {
+		if _, err := l.Saw(fmt.Sprintf("app_%d", i), fmt.Sprintf("App %d", i), nil, true); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := len(l.Apps()); n != MaxApps {
 		t.Fatalf("%d apps kept, want %d", n, MaxApps)
 	}
-	if err := l.Saw("app_5", "App 5", []json.RawMessage{tool("count")}, true); err != nil {
+	if _, err := l.Saw("app_5", "App 5", []json.RawMessage{tool("count")}, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Saw("app_9", "App 9", []json.RawMessage{tool("a"), tool("b")}, false); err != nil {
+	if _, err := l.Saw("app_9", "App 9", []json.RawMessage{tool("a"), tool("b")}, false); err != nil {
 		t.Fatal(err)
 	}
 	apps := l.Apps()
@@ -75,8 +75,8 @@ func TestListPersistsBounded(t *testing.T) {
 
 	// Nothing changed: nothing is written (the file, removed, stays away).
 	os.Remove(filepath.Join(dir, FileName))
-	if err := again.Saw("app_9", "App 9", []json.RawMessage{tool("a"), tool("b")}, false); err != nil {
-		t.Fatal(err)
+	if wrote, err := again.Saw("app_9", "App 9", []json.RawMessage{tool("a"), tool("b")}, false); err != nil || wrote {
+		t.Fatalf("unchanged Saw: wrote %v, %v", wrote, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
 		t.Errorf("an unchanged list was written (%v)", err)
@@ -97,7 +97,7 @@ func TestListRefusesBadFiles(t *testing.T) {
 			if err == nil || len(l.Apps()) != 0 {
 				t.Fatalf("Open: %d apps, err %v; want none and an error", len(l.Apps()), err)
 			}
-			if err := l.Saw("app_b", "B", nil, true); err != nil {
+			if _, err := l.Saw("app_b", "B", nil, true); err != nil {
 				t.Fatal(err)
 			}
 			if again, err := Open(dir); err != nil || ids(again.Apps()) != "app_b" {
@@ -119,7 +119,8 @@ func TestFollowRegistry(t *testing.T) {
 	l, _ := Open(t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l.Follow(ctx, reg, func(id string) bool { return strings.HasPrefix(id, "app_") }, t.Logf)
+	changes := make(chan struct{}, 8)
+	l.Follow(ctx, reg, func(id string) bool { return strings.HasPrefix(id, "app_") }, func() { changes <- struct{}{} }, t.Logf)
 	room := registrytest.NewRoom(reg)
 	defer room.Stop()
 	board := registrytest.Scoreboard()
@@ -129,9 +130,10 @@ func TestFollowRegistry(t *testing.T) {
 	if err := room.Open(board); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(l.Apps()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change reported")
 	}
 	apps := l.Apps()
 	if ids(apps) != "app_scoreboard" || apps[0].Title != "Scoreboard" || len(apps[0].Tools) != 1 ||
