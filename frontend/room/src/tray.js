@@ -22,9 +22,9 @@ const ui = {
   recent: el("section", { id: "recent-section", hidden: true }, el("h2", {}, "Recent"), el("ul", { id: "recent-list", class: "list" })),
   details: el("div", { id: "app-details", class: "app-details", hidden: true, role: "region", "aria-label": "The app's tools" }),
   firstRun: el("div", { id: "first-run", class: "first-run", hidden: true },
-    el("p", {}, "Voicebox opens small HTML pages as mini-apps, side by side. Each app can register tools; a voice assistant, an MCP client or you, in the Tool Console, can call them while you watch."),
-    el("button", { type: "button", id: "open-sample", onclick: () => openAll([{ kind: "local", name: SAMPLE_NAME, html: SAMPLE_HTML }]) }, "Try the sample app"),
-    el("p", { class: "meta" }, "It opens from Voicebox itself and writes nothing; save it to the shelf to keep it.")),
+    el("p", {}, "Mini-apps are HTML pages whose tools an assistant, an MCP client or you (Tool Console) can call."),
+    el("button", { type: "button", id: "open-sample", title: "Opens from Voicebox itself and writes nothing; save it to the shelf to keep it",
+      onclick: () => openAll([{ kind: "local", name: SAMPLE_NAME, html: SAMPLE_HTML }]) }, "Try the sample app")),
   depth: el("p", { id: "pages-depth", class: "meta" }),
   roots: el("details", { id: "scanned-roots", class: "scanned-roots" }, el("summary", {}, "Where Voicebox looks"), el("ul", { class: "list" })),
 };
