@@ -1,7 +1,7 @@
 // The messages of the sandbox protocol (docs/sandbox.md, "Protocol") and of the room's request channel:
 // one table of their types, the constructors the room sends with, and the checks of what it receives.
 // The bridge and the SDK are classic scripts on the sandbox's origin and cannot import this module;
-// messages.test.mjs reads them (and Go's request ops) and fails when a type one of them sends or handles
+// frontend/messages.test.mjs reads them (and Go's request ops) and fails when a type one of them sends or handles
 // is missing here, or the reverse. This module touches no DOM, so that node can import it.
 
 export const TYPES = {

@@ -1,14 +1,14 @@
 // The room, the bridge and the SDK agree on the protocol's message types: every type the bridge
-// (backend/sandbox/bridge.js) or the SDK (sdk.js) sends or handles is in messages.js' table, every type of
+// (backend/sandbox/bridge.js) or the SDK (sdk.js) sends or handles is in room/src/messages.js' table, every type of
 // the table is sent or handled where it belongs, the room's own modules build no message outside
 // messages.js, and the request channel's ops are Go's (backend/registry).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { TYPES, fromBridge, toBridge } from "./messages.js";
+import { TYPES, fromBridge, toBridge } from "./room/src/messages.js";
 
-const root = new URL("../../../", import.meta.url);
+const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(fileURLToPath(new URL(rel, root)), "utf8");
 
 // typesIn finds the message types a script names: {type: "x"}, d.type === "x", case "x":.
