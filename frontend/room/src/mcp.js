@@ -201,5 +201,3 @@ function start() {
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
 else start();
-
-window.voiceboxMCP = { refresh, status: () => status };
