@@ -54,7 +54,7 @@ function render() {
       oncontextmenu: (ev) => { ev.preventDefault(); viewEntry(e); }, // right-click: read its source in the File Viewer
     }, e.title), live.has(e.appId)),
     el("button", { type: "button", class: "chip-info", title: `${e.title}: its tools`, "aria-label": `${e.title}: its tools`,
-      "aria-expanded": String(details === e.appId), onclick: () => { details = details === e.appId ? null : e.appId; render(); } }, "ⓘ"))));
+      "aria-expanded": String(details === e.appId), onclick: () => { details = details === e.appId ? null : e.appId; render(); } }, "i"))));
   $("tray-empty").hidden = shelf.length > 0;
   ui.firstRun.hidden = shelf.length > 0;
   renderDetails(shelf.find((e) => e.appId === details), recent, live);
