@@ -88,10 +88,10 @@ const DesktopRoomOrigin = "wails://wails"
 func desktopBindings(h *host.Host, room *RoomService) []any { return append(h.RoomMethods(), room) }
 
 // desktopOnly are the RoomService methods with no twin in `voicebox serve`, where there is no window:
-// native dialogs, and the watchdog's record. Every other bound method must have one (bindings_test.go).
+// native dialogs, and the watchdog's record and rule. Every other bound method must have one (bindings_test.go).
 var desktopOnly = map[string]bool{
 	"RoomService.OpenFolder": true, "RoomService.OpenFiles": true, "RoomService.Track": true, "RoomService.Recovery": true,
-	"RoomService.ExportActivity": true, "RoomService.LayoutReport": true,
+	"RoomService.MayLaunch": true, "RoomService.ExportActivity": true, "RoomService.LayoutReport": true,
 }
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:

@@ -32,9 +32,9 @@ func TestEveryErrorCodeHasASentence(t *testing.T) {
 		voice.CodeMissingKey, voice.CodeKeyRefused, voice.CodeUnknownProvider, voice.CodeNotRunning, voice.CodeUpstream,
 		voice.CodeSetupTimeout, voice.CodeConnectionLost, voice.CodeBadRequest, voice.CodeBadAudio,
 		// opening and calling apps
-		registry.CodeNoRoom, registry.CodeLaunchFailed, registry.CodeRoomGone, registry.CodeRoomReloaded, registry.CodeCancelled,
+		registry.CodeNoRoom, registry.CodeLaunchFailed, registry.CodeRoomGone, registry.CodeRoomReloaded,
 		registry.CodeLaunchTimeout, registry.CodeRoomTimeout,
-		toolcontract.CodeUnknownTool, toolcontract.CodeToolTimeout, toolcontract.CodeOutputOverBudget, toolcontract.CodeToolError,
+		toolcontract.CodeUnknownTool, toolcontract.CodeToolTimeout, toolcontract.CodeOutputOverBudget, toolcontract.CodeToolError, toolcontract.CodeCancelled,
 		toolcontract.CodeInvalidToolArguments,
 		// the HTTP door
 		httpapi.CodeUnauthorized, httpapi.CodeForbiddenHost, httpapi.CodeForbiddenOrigin, httpapi.CodeUnsupportedType,

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(xvfb xauth dbus dbus-x11 chromium webkit2gtk-driver imagemagick xdotool)
+  want+=(xvfb xauth dbus dbus-x11 chromium webkit2gtk-driver imagemagick xdotool gstreamer1.0-tools)
   # tests/packaging: validators for the packages' desktop entry, AppStream file and man page; rpm reads the .rpm
   want+=(desktop-file-utils appstream groff-base rpm)
 fi

@@ -9,6 +9,8 @@ package guard
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/voicebox/voicebox/tests/testbin"
 )
 
 type event struct {
@@ -439,4 +443,54 @@ func TestTopFrameBlankIsReplacedByTheRoom(t *testing.T) {
 	for _, e := range r.withPrefix("LEAK-") {
 		t.Errorf("leak: %s %s", e.Ev, e.V)
 	}
+}
+
+// Nothing a frame names reaches the resolver (issue 11, findings 1 and 2): the guard decides every
+// navigation before a request is made, and turns off WebRTC and the resource hints that resolve or connect
+// to a host (dns-prefetch, preconnect, prefetch) — the settings it read back are in its log. The frames'
+// vectors run first, then the room looks a name up on purpose: once that control is in the resolver's log
+// (every getaddrinfo of every process, through testbin's shim), a lookup started before it would be too.
+func TestNoLookupsForRefusedNames(t *testing.T) {
+	needDesktop(t)
+	resolver := testbin.ResolverLog(t)
+	label := lookupLabel()
+	r := runApp(t, "lookups", append(resolver.Env, "GUARDLAB_LABEL="+label)...)
+	defer func() {
+		if t.Failed() {
+			r.dump(t)
+		}
+	}()
+	if !r.logContains("network quiet: enable-webrtc=0 LinkDNSPrefetch=0 LinkPreconnect=0 LinkPreconnectEarlyHints=0 LinkPrefetch=0") {
+		t.Error("the guard did not turn WebRTC and the resource hints off (or did not read them back)")
+	}
+	for _, who := range []string{"room:rtc", "frame:bridge:rtc", "frame:inner:rtc"} {
+		expect(t, r, who, "undefined,undefined")
+	}
+	expect(t, r, "control-resolved", "ctl-"+label)
+	for _, name := range resolver.Names() {
+		if strings.Contains(name, label) && !strings.HasPrefix(name, "ctl-") {
+			t.Errorf("looked up %s", name)
+		}
+	}
+}
+
+// Without the guard the same frames' names reach the resolver, so the test above can fail.
+func TestUnguardedLookupsAreVisible(t *testing.T) {
+	needDesktop(t)
+	resolver := testbin.ResolverLog(t)
+	label := lookupLabel()
+	r := runApp(t, "lookups", append(resolver.Env, "GUARDLAB_LABEL="+label, UnsafeNoGuardEnv+"=1")...)
+	expect(t, r, "control-resolved", "ctl-"+label)
+	got := strings.Join(resolver.Names(), " ")
+	for _, k := range []string{"preconnect", "iframe"} {
+		if !strings.Contains(got, k+"-"+label) {
+			t.Errorf("unguarded, the %s name was not looked up: %s", k, got)
+		}
+	}
+}
+
+func lookupLabel() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "vbguard" + hex.EncodeToString(b[:])
 }

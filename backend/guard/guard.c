@@ -383,6 +383,45 @@ static gboolean on_script_dialog(WebKitWebView *wv, WebKitScriptDialog *dialog, 
     return TRUE;
 }
 
+// ---- network quiet ----------------------------------------------------------
+
+// Ways a frame reaches the network that are not navigations, so decide-policy
+// never sees them: WebRTC (off by default; set off explicitly, in case a
+// build or a default changes) and the resource hints that resolve or connect
+// to a host a page names (<link rel=dns-prefetch|preconnect|prefetch>, and
+// preconnects from Early Hints). The enable-dns-prefetching setting no longer
+// governs those (deprecated, always FALSE in 2.4x), the LinkDNSPrefetch and
+// LinkPreconnect features do. What the settings read back is logged; the
+// guard's lab test checks that line and what the frames resolve.
+static const char *const quiet_features[] = {
+    "LinkDNSPrefetch", "LinkPreconnect", "LinkPreconnectEarlyHints", "LinkPrefetch",
+};
+
+static void quiet_network(WebKitSettings *st)
+{
+    webkit_settings_set_enable_webrtc(st, FALSE);
+    GString *got = g_string_new(NULL);
+    g_string_append_printf(got, "enable-webrtc=%d", webkit_settings_get_enable_webrtc(st));
+    WebKitFeatureList *all = webkit_settings_get_all_features();
+    for (gsize q = 0; q < G_N_ELEMENTS(quiet_features); q++) {
+        WebKitFeature *found = NULL;
+        for (gsize i = 0; i < webkit_feature_list_get_length(all) && found == NULL; i++) {
+            WebKitFeature *f = webkit_feature_list_get(all, i);
+            if (strcmp(webkit_feature_get_identifier(f), quiet_features[q]) == 0)
+                found = f;
+        }
+        if (found == NULL) {
+            g_string_append_printf(got, " %s=absent", quiet_features[q]);
+            continue;
+        }
+        webkit_settings_set_feature_enabled(st, found, FALSE);
+        g_string_append_printf(got, " %s=%d", quiet_features[q], webkit_settings_get_feature_enabled(st, found));
+    }
+    webkit_feature_list_unref(all);
+    glog("network quiet: %s", got->str);
+    g_string_free(got, TRUE);
+}
+
 // ---- installation ---------------------------------------------------------
 
 static const char forwarder_js[] =
@@ -492,6 +531,7 @@ static void guard_webview(WebKitWebView *wv)
         webkit_security_manager_register_uri_scheme_as_display_isolated(sm, room_scheme);
 
     WebKitSettings *st = webkit_web_view_get_settings(wv);
+    quiet_network(st);
     webkit_settings_set_enable_media_stream(st, TRUE);
     if (mock_capture) {
         webkit_settings_set_enable_mock_capture_devices(st, TRUE);

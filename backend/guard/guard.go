@@ -23,6 +23,9 @@
 //     top frame to the room's origin exactly, refuses room documents in
 //     subframes and new windows; a refused remote http(s) URL that came with
 //     a user gesture is offered to Options.ConfirmExternal;
+//   - turns WebRTC off and the resource hints that resolve or connect to a
+//     host a page names (dns-prefetch, preconnect, prefetch): neither is a
+//     navigation, so the policy decision above would not see them;
 //   - grants microphone capture to the room's own document only (audio only)
 //     and denies every other permission request; answers script dialogs
 //     (alert/confirm/prompt) without showing them;

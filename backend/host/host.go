@@ -15,6 +15,7 @@ import (
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/mcpserver"
+	"github.com/voicebox/voicebox/backend/recent"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
@@ -32,6 +33,9 @@ type Host struct {
 
 	StoreService    *services.StoreService
 	DocumentService *services.DocumentService
+	// Recent remembers the store's apps that ran lately and their tools (the tray's recent list).
+	Recent        *recent.List
+	RecentService *services.RecentService
 
 	// Activity is the activity log (every "activity" event is stamped into it); ActivityService its door.
 	Activity        *activity.Log
@@ -64,6 +68,10 @@ type Options struct {
 	// loopback name than the room's beside a room served over HTTP (a different site: ServeOptions).
 	SandboxHost string
 	RoomOrigin  string
+	// SitePerLaunch gives every launch a loopback address of its own, never RoomAddress (the room's):
+	// docs/sandbox.md, "A site per launch".
+	SitePerLaunch bool
+	RoomAddress   string
 }
 
 // New prepares the folders (created on first run), scans the store once, opens the asset server and
@@ -82,16 +90,21 @@ func New(p config.Paths, o Options) (*Host, error) {
 	}
 	// The CDN hosts an app may load from are read from the one settings store at every launch, so a change
 	// in Settings applies to the next app opened.
-	sb, err := sandbox.Listen(sandbox.Options{Hostname: o.SandboxHost, RoomOrigin: o.RoomOrigin, CDNHosts: func() []string {
-		return prefs.Get().CDNHostList()
-	}})
+	sb, err := sandbox.Listen(sandbox.Options{Hostname: o.SandboxHost, RoomOrigin: o.RoomOrigin,
+		SitePerLaunch: o.SitePerLaunch, RoomAddress: o.RoomAddress, CDNHosts: func() []string {
+			return prefs.Get().CDNHostList()
+		}})
 	if err != nil {
 		return nil, err
+	}
+	recents, err := recent.Open(p.Data)
+	if err != nil {
+		log.Print(err) // the list starts empty; the next app that opens rewrites the file
 	}
 	docs := documents.NewTable()
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
-	bus.Latest(events.StoreChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
+	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
 	log := activity.New()
 	bus.Transform(activity.EventLine, log.Stamp)
 	reg := registry.New(bus)
@@ -105,6 +118,8 @@ func New(p config.Paths, o Options) (*Host, error) {
 		Bus:             bus,
 		StoreService:    services.NewStoreService(st, docs),
 		DocumentService: services.NewDocumentService(docs),
+		Recent:          recents,
+		RecentService:   services.NewRecentService(recents, st),
 		Registry:        reg,
 		Exposed:         exposed.New(reg),
 		Sandbox:         sb,
@@ -119,7 +134,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 // RoomMethods are the services the room calls, the one list both doors serve: the desktop binds them
 // (with its own RoomService of dialogs), `voicebox serve` serves them by name (httpapi.CallPrefix).
 func (h *Host) RoomMethods() []any {
-	return []any{h.StoreService, h.DocumentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService}
+	return []any{h.StoreService, h.DocumentService, h.RecentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService}
 }
 
 // Start serves the asset server, watches the store and tells the room whenever the list changes, until
@@ -135,6 +150,8 @@ func (h *Host) Start(ctx context.Context) error {
 	}()
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
+	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }
+	h.Recent.Follow(ctx, h.Registry, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
 	changes, cancel := h.Store.Subscribe()
 	go func() {
 		defer cancel()

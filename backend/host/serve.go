@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/voicebox/voicebox/backend/httpapi"
@@ -30,16 +31,18 @@ func Listen(addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// ServeOptions are the Options of a Host whose room is served on ln: the sandbox gets a different site
-// than the room (127.0.0.1 ↔ localhost), so the browser runs it in its own process and a busy app cannot
-// freeze the room.
+// ServeOptions are the Options of a Host whose room is served on ln: each launch gets a site of its own
+// (127.0.0.2 and up, never the room's address), so the browser runs every app in a process apart from the
+// room's and the other apps': a busy app stalls neither. Where the system has no such addresses, the
+// sandbox falls back to one site other than the room's (127.0.0.1 ↔ localhost), which keeps the room free.
 func ServeOptions(ln net.Listener) Options {
 	hostPort := ln.Addr().String()
+	roomIP, _, _ := net.SplitHostPort(hostPort)
 	bridgeHost := "localhost"
-	if name, _, _ := net.SplitHostPort(hostPort); name == "localhost" {
+	if roomIP == "localhost" {
 		bridgeHost = "127.0.0.1"
 	}
-	return Options{SandboxHost: bridgeHost, RoomOrigin: httpapi.Origin(hostPort)}
+	return Options{SandboxHost: bridgeHost, RoomOrigin: httpapi.Origin(hostPort), SitePerLaunch: true, RoomAddress: roomIP}
 }
 
 // RoomService is the room's own configuration in `voicebox serve` (the desktop binds its own RoomService,
@@ -62,7 +65,7 @@ func (h *Host) Handler(hostPort, secret string, room fs.FS) (http.Handler, error
 		Host:     hostPort,
 		Secret:   secret,
 		Room:     room,
-		RoomCSP:  RoomCSP(h.BridgeOrigin()),
+		RoomCSP:  RoomCSP(h.Sandbox.Origins()...),
 		Bus:      h.Bus,
 		Services: h.ServeMethods(),
 		Registry: h.RegistryService,
@@ -101,11 +104,11 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, secret st
 	return nil
 }
 
-// RoomCSP is the room page's policy: its own scripts only, frames only from the sandbox's origin.
-func RoomCSP(bridgeOrigin string) string {
+// RoomCSP is the room page's policy: its own scripts only, frames only from the sandbox's origins.
+func RoomCSP(bridgeOrigins ...string) string {
 	frames := "'none'"
-	if bridgeOrigin != "" {
-		frames = bridgeOrigin
+	if len(bridgeOrigins) > 0 && bridgeOrigins[0] != "" {
+		frames = strings.Join(bridgeOrigins, " ")
 	}
 	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
 		"connect-src 'self'; media-src 'self' blob:; frame-src " + frames + "; object-src 'none'; base-uri 'none'; " +

@@ -8,7 +8,6 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/voicebox/voicebox/backend/store"
 )
@@ -21,9 +20,12 @@ import (
 // app's CSP and the bridge's frame-src (path sources) and the bridge config's appBase all take it from here.
 func AppPath(token string) string { return pathApp + token + "/" }
 
-// AppBase is AppPath on this server's origin: the URL prefix of a launch's files (the bridge config's
-// appBase).
-func (s *Server) AppBase(token string) string { return s.origin + AppPath(token) }
+// AppBase is AppPath on the launch's own origin (its site): the URL prefix of a launch's files (the bridge
+// config's appBase).
+func (s *Server) AppBase(token string) string {
+	l, _ := s.Lookup(token)
+	return l.Origin + AppPath(token)
+}
 
 // appSrc is what the bridge loads into the app frame: the launch's page under AppPath, so the page's
 // relative URLs resolve inside its folder.
@@ -77,11 +79,11 @@ func isPage(rel string) bool {
 
 // serveApp answers GET /app/<token>/<rel>: the launch's page as a document (SDK injected, the app's CSP),
 // or, for a folder app, any file of its folder.
-func (s *Server) serveApp(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 	token, rel, ok := appRequest(r.URL.EscapedPath())
 	var l Launch
 	if ok {
-		l, ok = s.Lookup(token)
+		l, ok = s.launchAt(at, token)
 	}
 	dest := r.Header.Get("Sec-Fetch-Dest")
 	if !ok || dest == "document" { // nothing under /app/ is a top-level page
@@ -109,16 +111,13 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request) {
 	s.appAsset(w, r, l, rel)
 }
 
-// appDocument sends one of the app's pages: the SDK injected, the app's CSP and Permissions-Policy.
+// appDocument sends one of the app's pages (AppDocument: the confinement and the SDK injected), with the
+// app's CSP and Permissions-Policy.
 func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, page string) {
-	body := InjectSDK(page, s.sdkTag)
+	body, ctype := AppDocument(page, s.sdkTag)
 	h := w.Header()
-	if utf8.ValidString(page) {
-		h.Set("Content-Type", "text/html; charset=utf-8")
-	} else {
-		h.Set("Content-Type", "text/html")
-	}
-	h.Set("Content-Security-Policy", s.appCSP(l.Token))
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Security-Policy", s.appCSP(l))
 	h.Set("Permissions-Policy", PermissionsPolicy)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
@@ -139,7 +138,7 @@ func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel 
 	defer f.Close()
 	h := w.Header()
 	h.Set("Content-Type", ContentType(rel))
-	h.Set("Content-Security-Policy", s.appCSP(l.Token))
+	h.Set("Content-Security-Policy", s.appCSP(l))
 	h.Add("Vary", "Origin")
 	if r.Header.Get("Origin") == "null" {
 		h.Set("Access-Control-Allow-Origin", "null")
@@ -148,12 +147,12 @@ func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel 
 	http.ServeContent(w, r, "", time.Time{}, io.NewSectionReader(f, 0, size))
 }
 
-func (s *Server) appCSP(token string) string {
+func (s *Server) appCSP(l Launch) string {
 	var cdn []string
 	if s.cdnHosts != nil {
 		cdn = s.cdnHosts()
 	}
-	return AppCSP(s.origin, s.roomOrigin, AppPath(token), cdn)
+	return AppCSP(l.Origin, s.roomOrigin, AppPath(l.Token), cdn)
 }
 
 // refuseFile answers a file the folder refused: 413 file-too-large over the size bound (unread), else 404.

@@ -33,12 +33,17 @@
   var OUT_MSG = "output over budget (max 64KB)";
   var IMPLICIT_READY_MS = 1000; // a page that never calls ready() is ready this long after it loads
   var MAX_ERROR = 2048;
+  // Tool churn (docs/sandbox.md, Bounds): changes to the tool set reach the room at most once per window;
+  // an app that changes its tools in more than CHURN_WINDOWS windows in a row, or makes more than CHURN_OPS
+  // registrations without a quiet window, is closed.
+  var TOOLS_WINDOW_MS = 250, CHURN_WINDOWS = 16, CHURN_OPS = 1024;
 
   var roomPort = null, outbox = [];
   var inner = null, innerPort = null;
   var tools = new Map(), order = [];
   var ready = false, helloSinceLoad = false, implicitTimer = 0;
   var calls = new Map(), nextCall = 1;
+  var pings = new Map(), nextPing = 1; // our ping id → the room's: only a pong for a ping we sent goes back
 
   function refusal(code, message, path) { return { ok: false, refused: code, path: path || "", message: message }; }
   function toRoom(m) { if (roomPort) roomPort.postMessage(m); else outbox.push(m); }
@@ -73,7 +78,8 @@
     if (!d || typeof d !== "object") return;
     switch (d.type) {
       case "call": onCall(d); break;
-      case "ping": if (innerPort) innerPort.postMessage(d); break; // the benchmark's floor: relay, nothing else
+      case "cancel": onCancel(d); break;
+      case "ping": onPing(d); break;
       case "reload": reset(); if (inner) inner.remove(); createInner(); break;
     }
   }
@@ -89,6 +95,18 @@
     }, TIMEOUT);
     calls.set(cid, { id: d.id, timer: timer });
     innerPort.postMessage({ type: "call_tool", callId: cid, name: t.name, args: v.args });
+  }
+
+  // onCancel ends a call the room's caller gave up on: it is answered `cancelled`, the app is told to abort
+  // it (its execute's signal), and what the app still answers is dropped.
+  function onCancel(d) {
+    calls.forEach(function (c, cid) {
+      if (c.id !== d.id) return;
+      calls.delete(cid);
+      clearTimeout(c.timer);
+      if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid });
+      answer(d.id, refusal("cancelled", "the caller cancelled the call"));
+    });
   }
 
   // ---- the inner frame ----
@@ -116,11 +134,15 @@
       answer(c.id, refusal("unknown-tool", "the app reloaded before the tool answered"));
     });
     calls.clear();
+    pings.clear();
+    churn.forget();
     if (had) toRoom({ type: "unloaded" });
   }
 
   function onHello() {
     reset();
+    churn.op(); // a document that reloads itself over and over churns too: the budget spans the launch
+    if (!inner) return;
     helloSinceLoad = true;
     var ch = new MessageChannel();
     innerPort = ch.port1;
@@ -140,6 +162,7 @@
   function markReady(implicit) {
     ready = true;
     clearTimeout(implicitTimer);
+    churn.sent(toolList());
     toRoom({ type: "ready", tools: toolList(), implicit: implicit });
   }
 
@@ -158,7 +181,7 @@
         }
         break;
       case "unloading": reset(); break;
-      case "pong": if (roomPort) roomPort.postMessage({ type: "pong", id: d.id }); break;
+      case "pong": onPong(d); break;
       case "app_error": onAppError(d); break;
     }
   }
@@ -211,16 +234,66 @@
       v = { name: name, ok: true };
     }
     if (innerPort) innerPort.postMessage({ type: "register_result", seq: d.seq, verdict: v });
-    if (!v.ok) toRoom({ type: "verdict", verdict: v });
-    else if (ready) toRoom({ type: "tools", tools: toolList() });
+    if (!v.ok && churn.quiet()) toRoom({ type: "verdict", verdict: v });
+    churn.op();
   }
 
   function onUnregister(d) {
-    if (typeof d.name !== "string" || !tools.has(d.name)) return;
-    tools.delete(d.name);
-    order = order.filter(function (n) { return n !== d.name; });
-    if (ready) toRoom({ type: "tools", tools: toolList() });
+    if (typeof d.name === "string" && tools.has(d.name)) {
+      tools.delete(d.name);
+      order = order.filter(function (n) { return n !== d.name; });
+    }
+    churn.op();
   }
+
+  // ---- pings: the benchmark's floor, relayed with no validation; kept apart from calls ----
+  function onPing(d) {
+    if (!innerPort) return;
+    var id = nextPing++;
+    pings.set(id, d.id);
+    innerPort.postMessage({ type: "ping", id: id });
+  }
+
+  function onPong(d) {
+    if (!pings.has(d.id)) return; // not a ping of ours: dropped
+    var roomId = pings.get(d.id);
+    pings.delete(d.id);
+    toRoom({ type: "pong", id: roomId });
+  }
+
+  // churn coalesces tool-set changes into one "tools" message per window and closes an app that never stops
+  // changing them (docs/sandbox.md, Bounds).
+  var churn = (function () {
+    var timer = 0, windowOps = 0, ops = 0, busyWindows = 0, lastSent = "[]";
+    function flush() {
+      timer = 0;
+      if (windowOps === 0) { ops = 0; busyWindows = 0; return; } // a quiet window: the budget starts over
+      windowOps = 0;
+      if (++busyWindows > CHURN_WINDOWS) return close();
+      if (ready) {
+        var list = toolList(), text = JSON.stringify(list);
+        if (text !== lastSent) { lastSent = text; toRoom({ type: "tools", tools: list }); }
+      }
+      timer = setTimeout(flush, TOOLS_WINDOW_MS); // watch one more window for quiet
+    }
+    function close() {
+      var msg = "it kept changing its tools (" + ops + " registrations without a pause)";
+      reset();
+      if (inner) { inner.removeEventListener("load", onInnerLoad); inner.remove(); inner = null; }
+      toRoom({ type: "closing", message: msg });
+    }
+    return {
+      op: function () {
+        windowOps++;
+        if (++ops > CHURN_OPS) return close();
+        if (!timer) timer = setTimeout(flush, TOOLS_WINDOW_MS);
+      },
+      quiet: function () { return ops < 2 * LIMITS.maxTools; }, // refusals reach the activity log until the app churns
+      sent: function (list) { lastSent = JSON.stringify(list); },
+      forget: function () { lastSent = "[]"; } // a new document: its first tool set is news
+
+    };
+  })();
 
   createInner();
   window.parent.postMessage({ type: "bridge_ready", launchId: cfg.launchId }, ROOM);

@@ -11,7 +11,7 @@ import (
 // app's own folder: scripts, styles, images, fonts and media may come from its folder (appPath on the
 // bridge origin, a CSP path source), inline, from data: and blob: URLs and from the CDN allowlist over https
 // only; fetch() and forms may reach its folder only (connect-src and form-action are that path source);
-// nothing may be framed or used as a base URL. The document is sandboxed by the header too (sandbox
+// nothing may be framed or used as a base URL; no WebRTC. The document is sandboxed by the header too (sandbox
 // allow-scripts allow-forms), so even opened on its own it has an opaque origin.
 //
 // frame-ancestors lists the bridge origin and the room origin: CSP checks every ancestor up to the top, so
@@ -38,6 +38,7 @@ func AppCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string 
 		"frame-src 'none'",
 		"child-src 'none'",
 		"frame-ancestors " + ancestors(bridgeOrigin, roomOrigin),
+		"webrtc 'block'", // honoured by WebKit; Chromium ignores it, so confine.js takes WebRTC away as well
 		"sandbox allow-scripts allow-forms",
 	}
 	return strings.Join(directives, "; ")

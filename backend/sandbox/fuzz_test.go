@@ -37,7 +37,7 @@ func FuzzAppCSP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, host, origin, appPath string) {
 		csp := AppCSP(origin, "http://127.0.0.1:2", appPath, []string{host})
 		parts := strings.Split(csp, "; ")
-		if len(parts) != 16 || !strings.HasPrefix(parts[0], "default-src 'none'") || parts[15] != "sandbox allow-scripts allow-forms" {
+		if len(parts) != 17 || !strings.HasPrefix(parts[0], "default-src 'none'") || parts[16] != "sandbox allow-scripts allow-forms" || parts[15] != "webrtc 'block'" {
 			t.Fatalf("AppCSP(%q, %q, %q) = %q", origin, appPath, host, csp)
 		}
 		for _, p := range parts {
@@ -56,6 +56,24 @@ func FuzzAppCSP(f *testing.F) {
 			if strings.Count(csp, d) != 1 || !strings.Contains(csp, d+" "+want+";") {
 				t.Fatalf("%s opened: %q", d, csp)
 			}
+		}
+	})
+}
+
+// FuzzDisarmDeclarativeShadowRoots: the disarming only ever inserts its prefix, and leaves no shadowrootmode
+// where an attribute name can stand (disarming again changes nothing).
+func FuzzDisarmDeclarativeShadowRoots(f *testing.F) {
+	for _, s := range []string{`<template shadowrootmode="closed">`, "<TEMPLATE\nSHADOWROOTMODE>", `a"shadowrootmode/`, "t.shadowRootMode", ""} {
+		f.Add(s)
+	}
+	const prefix = "data-voicebox-off-"
+	f.Fuzz(func(t *testing.T, page string) {
+		out := DisarmDeclarativeShadowRoots(page)
+		if strings.ReplaceAll(out, prefix, "") != strings.ReplaceAll(page, prefix, "") {
+			t.Fatalf("DisarmDeclarativeShadowRoots(%q) = %q: more than the prefix changed", page, out)
+		}
+		if again := DisarmDeclarativeShadowRoots(out); again != out {
+			t.Fatalf("an attribute was left armed: %q → %q", out, again)
 		}
 	})
 }

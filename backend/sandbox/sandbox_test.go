@@ -1,11 +1,14 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
@@ -214,7 +217,7 @@ func TestListenOrigin(t *testing.T) {
 		t.Fatalf("origin %s", s.Origin())
 	}
 	l := s.Add(Launch{AppID: "a", HTML: "<p>x"})
-	req, _ := http.NewRequest("GET", s.BridgeURL(l.Token), nil)
+	req, _ := http.NewRequest("GET", s.BridgeURL(l), nil)
 	req.URL.Host = strings.Replace(req.URL.Host, "localhost", "127.0.0.1", 1) // dial the IP, send Host: localhost:port
 	req.Host = strings.TrimPrefix(s.Origin(), "http://")
 	res, err := http.DefaultClient.Do(req)
@@ -224,6 +227,121 @@ func TestListenOrigin(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Fatalf("bridge over the listener: %d", res.StatusCode)
+	}
+}
+
+// Beside a served room each launch gets a site of its own: a loopback address no other live launch holds,
+// never the room's; a token answers only on its own site, and the scripts on every site.
+func TestSitePerLaunch(t *testing.T) {
+	s, err := Listen(Options{Hostname: "localhost", RoomOrigin: room, SitePerLaunch: true, RoomAddress: "127.0.0.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	defer s.Close()
+	if n := len(s.Origins()); n != MaxLaunches {
+		t.Fatalf("%d sites, want %d (one per live launch)", n, MaxLaunches)
+	}
+	seen := map[string]bool{}
+	var first, second Launch
+	for i := 0; i < MaxLaunches; i++ {
+		l := s.Add(Launch{AppID: fmt.Sprint("a", i), HTML: "<p>x"})
+		host := strings.TrimPrefix(l.Origin, "http://")
+		ip, _, _ := net.SplitHostPort(host)
+		if seen[ip] || ip == "127.0.0.3" || ip == "127.0.0.1" || !strings.HasPrefix(ip, "127.0.0.") {
+			t.Fatalf("launch %d got %s (seen %v)", i, l.Origin, seen[ip])
+		}
+		seen[ip] = true
+		if i == 0 {
+			first = l
+		} else if i == 1 {
+			second = l
+		}
+	}
+	// Past the bound the oldest launch goes, and its site is the one the newcomer gets.
+	late := s.Add(Launch{AppID: "late", HTML: "<p>y"})
+	if late.Origin != first.Origin {
+		t.Errorf("the newcomer got %s, want the evicted launch's %s", late.Origin, first.Origin)
+	}
+	// A released site is not handed out again while an older free one waits.
+	s.Revoke(second.Token)
+	s.Revoke(late.Token)
+	if again := s.Add(Launch{AppID: "again"}); again.Origin != second.Origin {
+		t.Errorf("reused %s, want the least recently used free site %s", again.Origin, second.Origin)
+	}
+	fetch := func(origin, path, dest string) int {
+		req, _ := http.NewRequest("GET", origin+path, nil)
+		if dest != "" {
+			req.Header.Set("Sec-Fetch-Dest", dest)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	l := s.Add(Launch{AppID: "own", HTML: "<p>z"})
+	other := s.Origins()[0]
+	if other == l.Origin {
+		other = s.Origins()[1]
+	}
+	for _, c := range []struct {
+		origin, path, dest string
+		want               int
+	}{
+		{l.Origin, "/bridge/" + l.Token, "iframe", 200},
+		{l.Origin, appSrc(l), "iframe", 200},
+		{other, "/bridge/" + l.Token, "iframe", 404},
+		{other, appSrc(l), "iframe", 404},
+		{other, "/sandbox/bridge.js", "script", 200},
+	} {
+		if got := fetch(c.origin, c.path, c.dest); got != c.want {
+			t.Errorf("GET %s%s: %d, want %d", c.origin, c.path, got, c.want)
+		}
+	}
+	// Another Host on a site's own address is refused (DNS rebinding).
+	req, _ := http.NewRequest("GET", l.Origin+"/sandbox/bridge.js", nil)
+	req.Host = "evil.example:80"
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("foreign Host: %v %v", res, err)
+	}
+	// The app's frame-ancestors name its own site.
+	req, _ = http.NewRequest("GET", l.Origin+appSrc(l), nil)
+	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors "+l.Origin+" "+room) {
+		t.Errorf("app CSP on its site: %s", csp)
+	}
+}
+
+// The same app opened again at once gets its site back (the browser still has its renderer); another app
+// does not, and after reuseWindow neither does the same one.
+func TestSiteReuse(t *testing.T) {
+	s, err := Listen(Options{Hostname: "localhost", RoomOrigin: room, SitePerLaunch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	clock := time.Unix(1000, 0)
+	s.now = func() time.Time { return clock }
+	a := s.Add(Launch{AppID: "same"})
+	s.Revoke(a.Token)
+	if b := s.Add(Launch{AppID: "other"}); b.Origin == a.Origin {
+		t.Errorf("another app got the site %s the same app had just let go", a.Origin)
+	}
+	c := s.Add(Launch{AppID: "same"})
+	if c.Origin != a.Origin {
+		t.Errorf("the same app opened again got %s, want its own %s back", c.Origin, a.Origin)
+	}
+	s.Revoke(c.Token)
+	clock = clock.Add(reuseWindow)
+	if d := s.Add(Launch{AppID: "same"}); d.Origin == c.Origin {
+		t.Errorf("the same app got %s back after the reuse window", d.Origin)
 	}
 }
 
@@ -238,7 +356,7 @@ func TestAppCSP(t *testing.T) {
 		"img-src " + own + " data: blob: " + cdn + "; " +
 		"font-src " + own + " data: blob: " + cdn + "; " +
 		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
-		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; sandbox allow-scripts allow-forms"
+		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; webrtc 'block'; sandbox allow-scripts allow-forms"
 	if got != want {
 		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
 	}
@@ -303,10 +421,50 @@ func TestInjectSDK(t *testing.T) {
 
 func TestScriptsAreInlineSafe(t *testing.T) {
 	s := New(Options{RoomOrigin: room}, bridge)
-	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": s.bridgeJS} {
+	confine, _ := scripts.ReadFile("confine.js")
+	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": s.bridgeJS, "confine.js": confine} {
 		low := strings.ToLower(string(b))
 		if len(b) == 0 || strings.Contains(low, "</script") || strings.Contains(low, "<!--") || strings.Contains(low, "<script") {
 			t.Errorf("%s cannot be inlined in a <script> element", name)
+		}
+	}
+}
+
+func TestAppDocument(t *testing.T) {
+	const tag = "<script>SDK</script>"
+	cases := []struct{ name, in, body, ctype string }{
+		{"utf-8", "<!doctype html><p>é", "<!doctype html>" + tag + "<p>é", "text/html; charset=utf-8"},
+		{"legacy", "<!doctype html><p>\xe9", "<!doctype html>" + tag + "<p>\xe9", "text/html"},
+		{"ESC, but UTF-8: the header wins over a meta charset", "<!doctype html><meta charset=iso-2022-jp>\x1b(B", "<!doctype html>" + tag + "<meta charset=iso-2022-jp>\x1b(B", "text/html; charset=utf-8"},
+		{"legacy with ESC", "<!doctype html><meta charset=iso-2022-jp>\x1b(B\xff", "<!doctype html>" + tag + "<meta charset=iso-2022-jp>\x1b(B\xff", "text/html; charset=windows-1252"},
+		{"utf-16le", "\xff\xfe<\x00p\x00>\x00\xe9\x00", tag + "<p>é", "text/html; charset=utf-8"},
+		{"utf-16be", "\xfe\xff\x00<\x00p\x00>", tag + "<p>", "text/html; charset=utf-8"},
+		{"declarative shadow root", "<!doctype html><div><template shadowrootmode=closed><iframe></iframe></template></div>",
+			"<!doctype html>" + tag + "<div><template data-voicebox-off-shadowrootmode=closed><iframe></iframe></template></div>", "text/html; charset=utf-8"},
+	}
+	for _, c := range cases {
+		body, ctype := AppDocument(c.in, tag)
+		if body != c.body || ctype != c.ctype {
+			t.Errorf("%s: AppDocument(%q) = %q, %q; want %q, %q", c.name, c.in, body, ctype, c.body, c.ctype)
+		}
+	}
+}
+
+func TestDisarmDeclarativeShadowRoots(t *testing.T) {
+	for in, want := range map[string]string{
+		`<template shadowrootmode="open">`:                `<template data-voicebox-off-shadowrootmode="open">`,
+		`<TEMPLATE SHADOWROOTMODE=closed>`:                `<TEMPLATE data-voicebox-off-SHADOWROOTMODE=closed>`,
+		`<template/shadowrootmode/>`:                      `<template/data-voicebox-off-shadowrootmode/>`,
+		`<template a="x"shadowrootmode>`:                  `<template a="x"data-voicebox-off-shadowrootmode>`,
+		"<template\nShadowRootMode\t=\n'closed'>":         "<template\ndata-voicebox-off-ShadowRootMode\t=\n'closed'>",
+		`<template shadowrootmode`:                        `<template data-voicebox-off-shadowrootmode`,
+		`t.shadowRootMode = "open"; x={shadowRootMode:1}`: `t.shadowRootMode = "open"; x={shadowRootMode:1}`,
+		`<p>"shadowrootmode"</p><b xshadowrootmode=1>`:    `<p>"shadowrootmode"</p><b xshadowrootmode=1>`,
+		`shadowrootmode=open`:                             `shadowrootmode=open`, // not in a tag: the start of the text
+		"\xe9 shadowrootmode=\xff":                        "\xe9 data-voicebox-off-shadowrootmode=\xff",
+	} {
+		if got := DisarmDeclarativeShadowRoots(in); got != want {
+			t.Errorf("DisarmDeclarativeShadowRoots(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -27,7 +28,7 @@ import (
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
-//go:embed bridge.js sdk.js
+//go:embed bridge.js confine.js sdk.js
 var scripts embed.FS
 
 // MaxLaunches bounds the tokens alive at once; the oldest is revoked past it.
@@ -51,16 +52,19 @@ type Launch struct {
 	HTML  string `json:"-"`
 	// Entry is the page's file name, served at AppPath(Token)+Entry. For a single page (Folder nil) it is
 	// the only file served and HTML its content; a folder app serves its Folder, read at request time.
-	Entry   string        `json:"-"`
-	Folder  *store.Folder `json:"-"`
-	created time.Time
+	Entry  string        `json:"-"`
+	Folder *store.Folder `json:"-"`
+	Origin string        `json:"-"` // the bridge's origin: the launch's site (sites.go)
+	site   *site
+	seq    uint64 // the order of Add: the oldest launch goes first past MaxLaunches
 }
 
 // Server serves the sandbox. Create it with Listen.
 type Server struct {
-	ln         net.Listener
-	host       string // host:port a browser sends for this server
-	origin     string // http://host:port
+	sites      []*site // where it answers: one, or one per launch (sites.go)
+	siteClock  uint64
+	now        func() time.Time // the clock of reuseWindow (tests set it)
+	added      uint64
 	roomOrigin string
 	cdnHosts   func() []string
 	srv        *http.Server
@@ -77,6 +81,11 @@ type Options struct {
 	// Hostname is the host name the room uses for the bridge: "127.0.0.1" in the desktop, "localhost" beside
 	// a room served on 127.0.0.1 (a different site, so the browser gives the sandbox its own process).
 	Hostname string
+	// SitePerLaunch gives each launch a site of its own (sites.go): MaxLaunches loopback addresses from
+	// 127.0.0.2 up, never RoomAddress. When the system has no such addresses, Hostname's one site is used.
+	SitePerLaunch bool
+	// RoomAddress is the IP address the room is served on, which a site must not share.
+	RoomAddress string
 	// RoomOrigin is the origin of the room page, the only page that may frame the bridge.
 	RoomOrigin string
 	// CDNHosts returns the hosts apps may load scripts, styles, images and fonts from (nil: none).
@@ -94,39 +103,55 @@ func Listen(o Options) (*Server, error) {
 	if !validOrigin(o.RoomOrigin) {
 		return nil, fmt.Errorf("sandbox: invalid room origin %q", o.RoomOrigin)
 	}
+	if o.SitePerLaunch {
+		sites, err := listenSites(MaxLaunches, o.RoomAddress)
+		if err == nil {
+			s := New(o, sites[0].host)
+			s.sites = sites
+			return s, nil
+		}
+		log.Printf("sandbox: one site for every launch (%v)", err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	s := New(o, fmt.Sprintf("%s:%d", o.Hostname, port))
-	s.ln = ln
+	s.sites[0].ln = ln
 	return s, nil
 }
 
 // New returns a Server for the given host:port without listening (tests serve it with httptest).
 func New(o Options, hostPort string) *Server {
 	s := &Server{
-		host:       hostPort,
-		origin:     "http://" + hostPort,
+		sites:      []*site{newSite(hostPort, nil)},
+		now:        time.Now,
 		roomOrigin: o.RoomOrigin,
 		cdnHosts:   o.CDNHosts,
 		launches:   map[string]*Launch{},
 	}
 	s.bridgeJS, _ = scripts.ReadFile("bridge.js")
 	s.sdkJS, _ = scripts.ReadFile("sdk.js")
-	s.sdkTag = "<script>" + string(s.sdkJS) + "</script>"
+	confine, _ := scripts.ReadFile("confine.js")
+	s.sdkTag = "<script>" + string(confine) + string(s.sdkJS) + "</script>" // confinement first: before any app code
 	return s
 }
 
-// Serve answers on the listener until Close.
+// Serve answers on every site's listener until Close.
 func (s *Server) Serve() error {
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	err := s.srv.Serve(s.ln)
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
+	errc := make(chan error, len(s.sites))
+	for _, x := range s.sites {
+		go func(ln net.Listener) { errc <- s.srv.Serve(ln) }(x.ln)
 	}
-	return err
+	for range s.sites {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			s.srv.Close()
+			return err
+		}
+	}
+	return nil
 }
 
 // Close stops the server.
@@ -134,14 +159,12 @@ func (s *Server) Close() error {
 	if s.srv != nil {
 		return s.srv.Close()
 	}
-	if s.ln != nil {
-		return s.ln.Close()
-	}
+	closeSites(s.sites)
 	return nil
 }
 
-// Origin is the bridge's origin, e.g. http://localhost:41234.
-func (s *Server) Origin() string { return s.origin }
+// Origin is the first site's origin, e.g. http://127.0.0.2:41234 (the only one in the desktop).
+func (s *Server) Origin() string { return s.sites[0].origin }
 
 // RoomOrigin is the one origin allowed to frame the bridge.
 func (s *Server) RoomOrigin() string { return s.roomOrigin }
@@ -149,20 +172,23 @@ func (s *Server) RoomOrigin() string { return s.roomOrigin }
 // Add registers a launch and returns it with its new token.
 func (s *Server) Add(l Launch) Launch {
 	l.Token = newToken()
-	l.created = time.Now()
-	cp := l
 	s.mu.Lock()
-	s.launches[l.Token] = &cp
-	for len(s.launches) > MaxLaunches {
+	s.added++
+	l.seq = s.added
+	for len(s.launches) >= MaxLaunches {
 		var oldest *Launch
 		for _, x := range s.launches {
-			if oldest == nil || x.created.Before(oldest.created) {
+			if oldest == nil || x.seq < oldest.seq {
 				oldest = x
 			}
 		}
 		delete(s.launches, oldest.Token)
-		oldest.release()
+		s.letGo(oldest)
 	}
+	l.site = s.pickSite(l.AppID)
+	l.Origin = l.site.origin
+	cp := l
+	s.launches[l.Token] = &cp
 	s.mu.Unlock()
 	return l
 }
@@ -174,7 +200,7 @@ func (s *Server) Revoke(token string) bool {
 	l, ok := s.launches[token]
 	delete(s.launches, token)
 	if ok {
-		l.release()
+		s.letGo(l)
 	}
 	return ok
 }
@@ -187,7 +213,7 @@ func (s *Server) RevokeRoom(room string) int {
 	for t, l := range s.launches {
 		if l.Room == room {
 			delete(s.launches, t)
-			l.release()
+			s.letGo(l)
 			n++
 		}
 	}
@@ -205,8 +231,8 @@ func (s *Server) Lookup(token string) (Launch, bool) {
 	return *l, true
 }
 
-// BridgeURL is where the room points the bridge frame for a launch.
-func (s *Server) BridgeURL(token string) string { return s.origin + "/bridge/" + token }
+// BridgeURL is where the room points the bridge frame for a launch: on the launch's own site.
+func (s *Server) BridgeURL(l Launch) string { return l.Origin + pathBridge + l.Token }
 
 // Routes.
 const (
@@ -222,7 +248,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
-	if r.Host != s.host {
+	at := s.siteOf(r.Host)
+	if at == nil {
 		plain(w, http.StatusMisdirectedRequest, "wrong host")
 		return
 	}
@@ -240,9 +267,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == pathToolContract:
 		s.script(w, r, toolcontract.BridgeJS)
 	case strings.HasPrefix(p, pathBridge):
-		s.bridge(w, r, strings.TrimPrefix(p, pathBridge))
+		s.bridge(w, r, at, strings.TrimPrefix(p, pathBridge))
 	case strings.HasPrefix(p, pathApp):
-		s.serveApp(w, r)
+		s.serveApp(w, r, at)
 	default:
 		plain(w, http.StatusNotFound, "not found")
 	}
@@ -277,8 +304,14 @@ func (s *Server) script(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 }
 
-func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
+// launchAt returns the live launch of a token when the request came to its own site.
+func (s *Server) launchAt(at *site, token string) (Launch, bool) {
 	l, ok := s.Lookup(token)
+	return l, ok && l.site == at
+}
+
+func (s *Server) bridge(w http.ResponseWriter, r *http.Request, at *site, token string) {
+	l, ok := s.launchAt(at, token)
 	if !ok || !framed(r) {
 		plain(w, http.StatusNotFound, "not found")
 		return
@@ -289,7 +322,7 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
 		AppBase    string `json:"appBase"`
 		LaunchID   string `json:"launchId"`
 		AppID      string `json:"appId"`
-	}{s.roomOrigin, appSrc(l), s.AppBase(l.Token), l.Token, l.AppID}) // json.Marshal escapes <, > and &: safe in <script>
+	}{s.roomOrigin, appSrc(l), l.Origin + AppPath(l.Token), l.Token, l.AppID}) // json.Marshal escapes <, > and &: safe in <script>
 	doc := "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(l.Title) + "</title>" +
 		"<style>" + bridgeStyle + "</style>" +
 		"<script type=\"application/json\" id=\"voicebox-bridge-config\">" + string(cfg) + "</script>" +
@@ -299,7 +332,7 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, token string) {
 		"</body></html>"
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin, s.origin, AppPath(l.Token)))
+	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin, l.Origin, AppPath(l.Token)))
 	h.Set("Permissions-Policy", PermissionsPolicy) // the bridge needs no device; nor may it delegate one to the app
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

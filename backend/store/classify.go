@@ -98,7 +98,7 @@ func titleOr(t, fileName string) string {
 	if t != "" {
 		return t
 	}
-	return strings.TrimSpace(trimHTMLExt(fileName))
+	return displayTitle(trimHTMLExt(fileName))
 }
 
 // recordProves reports whether rec names the workspace file rel.

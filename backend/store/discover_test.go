@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestSlugify(t *testing.T) {
@@ -31,6 +32,22 @@ func TestSlugify(t *testing.T) {
 	}
 }
 
+// Every title the store hands out is neutral for display, cut on a character boundary: a page's, a file
+// name standing in for one, a shelf record's (issue 11: titles with bidi overrides).
+func TestTitlesAreNeutralForDisplay(t *testing.T) {
+	if got := TitleOf("<p>no title", "report\u202Efdp.html"); got != "reportfdp" {
+		t.Errorf("TitleOf fallback = %q", got)
+	}
+	rec, err := parseMeta([]byte(`{"appId":"app_x","title":"Shelf \u202e\u0007App"}`))
+	if err != nil || rec.Title != "Shelf App" {
+		t.Errorf("record title = %q, %v", rec.Title, err)
+	}
+	long := TitleOf("<title>"+strings.Repeat("日", 200)+"</title>", "x.html")
+	if !utf8.ValidString(long) || len(long) > maxTitleBytes || !strings.HasPrefix(strings.Repeat("日", 200), long) {
+		t.Errorf("long title cut badly: %d bytes, valid %v", len(long), utf8.ValidString(long))
+	}
+}
+
 func TestExtractTitle(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"plain", "<title>Hello</title>", "Hello"},
@@ -44,6 +61,10 @@ func TestExtractTitle(t *testing.T) {
 		{"empty", "<title>   </title>", ""},
 		{"first wins", "<title>one</title><title>two</title>", "one"},
 		{"long", "<title>" + strings.Repeat("é", 300) + "</title>", strings.Repeat("é", 128)},
+		{"bidi override", "<title>Invoice \u202Egpj.exe</title>", "Invoice gpj.exe"},
+		{"bidi as entities", "<title>a&#x202E;b&#8207;c&#x2066;d</title>", "abcd"},
+		{"controls", "<title>bell\x07 esc\x1b[31m del\x7f</title>", "bell esc[31m del"},
+		{"only hidden characters", "<title>\u202E\u200F</title>", ""},
 	}
 	for _, c := range cases {
 		if got := extractTitle([]byte(c.in)); got != c.want {

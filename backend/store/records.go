@@ -35,7 +35,7 @@ func parseMeta(b []byte) (*metaRec, error) {
 	}
 	return &metaRec{
 		AppID:         mf.AppID,
-		Title:         mf.Title,
+		Title:         displayTitle(mf.Title), // a record on disk may have been written by anyone
 		WorkspacePath: mf.WorkspacePath,
 		WorkspaceRoot: mf.WorkspaceRoot,
 		SourcePath:    mf.SourcePath,

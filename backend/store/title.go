@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"html"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/voicebox/voicebox/backend/display"
 )
 
 // extractTitle returns the text of the first <title> element (entities
@@ -38,19 +39,14 @@ func extractTitle(b []byte) string {
 	return cleanTitle(string(rest[:end]))
 }
 
-func cleanTitle(t string) string {
-	t = strings.Join(strings.Fields(html.UnescapeString(t)), " ")
-	if !utf8.ValidString(t) {
-		t = strings.ToValidUTF8(t, "\uFFFD")
-	}
-	if len(t) > maxTitleBytes {
-		cut := maxTitleBytes
-		for cut > 0 && !utf8.RuneStart(t[cut]) {
-			cut--
-		}
-		t = strings.TrimSpace(t[:cut])
-	}
-	return t
+func cleanTitle(t string) string { return displayTitle(html.UnescapeString(t)) }
+
+// displayTitle is a title as the room, the tray and tool listings show it: no control or bidirectional
+// formatting character (display.Clean: U+202E cannot make a title read backwards), white space collapsed,
+// at most maxTitleBytes without splitting a character. Every title the store hands out goes through it:
+// a page's <title>, a file name standing in for one, a shelf record's.
+func displayTitle(t string) string {
+	return strings.TrimSpace(display.Cut(strings.Join(strings.Fields(display.Clean(t)), " "), maxTitleBytes))
 }
 
 // indexFold is an ASCII case-insensitive bytes.Index for a lower-case

@@ -52,16 +52,39 @@ func startSession(t *testing.T) *session { return startSessionSized(t, 1280, 860
 func startSessionSized(t *testing.T, w, h int) *session {
 	t.Helper()
 	need(t, map[string]string{"Xvfb": "xvfb", "xdotool": "xdotool", "import": "imagemagick", "dbus-daemon": "dbus"})
+	warmGStreamer(t)
 	s := &session{display: testbin.XvfbSized(t, w, h)}
 	addr := testbin.Daemon(t, "dbus-daemon", "--session", "--nofork", "--print-address=3")
 	home := t.TempDir()
 	s.env = append(os.Environ(), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+strings.TrimSpace(addr),
 		"HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local/share"), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "NO_AT_BRIDGE=1",
-		// GStreamer's plugin registry, built on first use of media (the microphone), would be rebuilt in
-		// every fresh cache folder; building it can stall the web process past the watchdog's 2 s.
-		"GST_REGISTRY_1_0="+filepath.Join(os.TempDir(), "voicebox-desktop-tests-gst-registry.bin"))
+		"GST_REGISTRY_1_0="+gstRegistry)
 	return s
+}
+
+// GStreamer's plugin registry is built on first use of media (the microphone). Built inside the web process
+// it stalls the room for seconds on a fresh machine, and the watchdog rightly restarts a room that stopped
+// answering. So the tests build it once, before any window opens, and every session shares it.
+var (
+	gstRegistry = filepath.Join(os.TempDir(), "voicebox-desktop-tests-gst-registry.bin")
+	gstOnce     sync.Once
+	gstErr      error
+)
+
+func warmGStreamer(t *testing.T) {
+	t.Helper()
+	need(t, map[string]string{"gst-inspect-1.0": "gstreamer1.0-tools"})
+	gstOnce.Do(func() {
+		cmd := exec.Command("gst-inspect-1.0")
+		cmd.Env = append(os.Environ(), "GST_REGISTRY_1_0="+gstRegistry)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			gstErr = fmt.Errorf("gst-inspect-1.0: %v: %s", err, out)
+		}
+	})
+	if gstErr != nil {
+		t.Fatal(gstErr)
+	}
 }
 
 // app is a running voicebox with its output collected.

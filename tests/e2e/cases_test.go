@@ -140,10 +140,19 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 		}
 	})
 	t.Run("tray and tool console", func(t *testing.T) { caseConsoleAndTray(t, p) })
+	t.Run("titles for display", func(t *testing.T) { caseTitlesForDisplay(t, p, s) })
+	t.Run("several files open in order", func(t *testing.T) { caseDropSeveralFiles(t, p) })
+	t.Run("finding apps", func(t *testing.T) { caseFindingApps(t, p, s) })
+	t.Run("tool console controls", func(t *testing.T) { caseConsoleControls(t, p) })
 	t.Run("viewer: save, delete, undo", func(t *testing.T) { caseViewerSaveDeleteUndo(t, p, s) })
 	t.Run("live discovery", func(t *testing.T) { caseLiveDiscovery(t, p, s) })
 	t.Run("no egress by navigation", func(t *testing.T) { caseNoEgressByNavigation(t, p) })
 	t.Run("folder app", func(t *testing.T) { caseFolderApp(t, p, s) })
+	t.Run("no WebRTC", func(t *testing.T) { caseWebRTCEgress(t, p) })
+	t.Run("lookups of refused names", func(t *testing.T) { caseRefusedNavigationLookups(t, p) })
+	t.Run("tool churn", func(t *testing.T) { caseToolChurn(t, p) })
+	t.Run("forged pong", func(t *testing.T) { caseForgedPong(t, p) })
+	t.Run("app to app", func(t *testing.T) { caseAppToApp(t, p) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
 	t.Run("reload and close", func(t *testing.T) {
@@ -258,24 +267,41 @@ func caseBounds(t *testing.T, p page, appID string, withBusy bool) {
 	start := time.Now()
 	var outs []outcome
 	if withBusy {
-		// A tool that never answers and one that blocks the app's thread: both end at the 5 s bound, and the
-		// room stays responsive meanwhile (the sandbox is another site, so another process).
+		// A tool that never answers, and one that blocks its app's thread for 7 s: both end at the 5 s bound.
+		// Meanwhile another app answers, before the busy one does: each launch is a site of its own, so
+		// Chromium runs it in a process of its own (issue 11, finding 6). The room's timer gaps and the other
+		// app's latency are logged, never asserted.
 		var r struct {
-			Slow, Busy outcome
-			MaxGap     float64 `json:"maxGap"`
+			Slow, Busy, Other outcome
+			Order             []string `json:"order"`
+			OtherMs           float64  `json:"otherMs"`
+			MaxGap            float64  `json:"maxGap"`
 		}
+		other := `<!doctype html><title>Bystander</title><script>
+			webMcp.registerTool({name: "ping", description: "", parameters: {type: "object"}, execute: () => "pong"}); webMcp.ready();</script>`
 		eval(t, p, &r, `
-			const v = window.voicebox, id = %s;
+			const v = window.voicebox, id = %s, order = [];
+			const other = (await v.launch({name: "bystander.html", html: %s})).appId;
 			let maxGap = 0, last = performance.now(), done = false;
 			const tick = () => { const n = performance.now(); maxGap = Math.max(maxGap, n - last); last = n; if (!done) setTimeout(tick, 20); };
 			tick();
-			const [Slow, Busy] = await Promise.all([v.callTool(id, "slow", {}), new Promise((r) => setTimeout(r, 200)).then(() => v.callTool(id, "busy", {ms: 6500}))]);
+			const slow = v.callTool(id, "slow", {});
+			const busy = v.callTool(id, "busy", {ms: 7000}).then((o) => { order.push("busy"); return o; });
+			await new Promise((r) => setTimeout(r, 200)); // the busy call is on its way: the app is spinning
+			const t0 = performance.now();
+			const Other = await v.callTool(other, "ping", {});
+			const otherMs = performance.now() - t0;
+			order.push("other");
+			const [Slow, Busy] = await Promise.all([slow, busy]);
 			done = true;
-			return {Slow, Busy, maxGap};`, js(appID))
+			await v.close(other);
+			return {Slow, Busy, Other, order, otherMs, maxGap};`, js(appID), js(other))
 		outs = []outcome{r.Slow, r.Busy}
-		if r.MaxGap > 1000 {
-			t.Errorf("the room froze for %.0f ms while an app was busy", r.MaxGap)
+		wantOK(t, "another app while one spins", r.Other, `"pong"`)
+		if len(r.Order) != 2 || r.Order[0] != "other" {
+			t.Errorf("answers in the order %v: the other app waited for the busy one", r.Order)
 		}
+		t.Logf("%s: while an app spun, another app answered in %.1f ms; the room's largest timer gap was %.0f ms", p.name(), r.OtherMs, r.MaxGap)
 	} else {
 		outs = []outcome{callTool(t, p, appID, "slow", map[string]any{})}
 	}
@@ -285,9 +311,7 @@ func caseBounds(t *testing.T, p page, appID string, withBusy bool) {
 	if d := time.Since(start); d < 4900*time.Millisecond {
 		t.Errorf("timeouts answered after %v, before the 5 s bound", d)
 	}
-	if withBusy {
-		time.Sleep(1500 * time.Millisecond) // let the busy loop finish
-	}
+	// Still spinning, maybe: this call waits its turn and answers within its own bound.
 	wantOK(t, "echo after the timeouts", callTool(t, p, appID, "echo", map[string]any{"text": "still here"}), `{"text":"still here"}`)
 }
 
@@ -501,7 +525,8 @@ func caseHostile(t *testing.T, p page, s *server) {
 	if v := str("popup"); v == "allowed:opened" {
 		t.Errorf("window.open opened a popup")
 	}
-	if v := str("decoy"); v != "no-port" {
+	// A child frame is removed before it loads (confine.js); were one to run, the bridge must not answer it.
+	if v := str("decoy"); v != "no child frame" && v != "no-port" {
 		t.Errorf("decoy frame: %s", v)
 	}
 	if r.RoomPort || len(r.Captured.Self) > 0 || len(r.Captured.MidDispatch) > 0 {
@@ -510,7 +535,7 @@ func caseHostile(t *testing.T, p page, s *server) {
 	if r.DialogMs > 1000 {
 		t.Errorf("dialogs blocked the app for %.0f ms", r.DialogMs)
 	}
-	if v := str("realmDialogs"); true {
+	if v := str("realmDialogs"); v != "no child frame" {
 		ms := -1
 		if i := strings.LastIndex(v, " in "); i >= 0 {
 			_, _ = fmt.Sscanf(v[i+4:], "%dms", &ms)
@@ -556,6 +581,30 @@ func caseHostile(t *testing.T, p page, s *server) {
 		t.Errorf("%d windows after the attacks, %d before: a popup opened", n, windowsBefore)
 	}
 	wantOK(t, "the app still answers", callTool(t, p, app.AppID, "ping", map[string]any{}), `"pong"`)
+	// Forms may submit (a same-folder form navigates the app), and a refused form navigation ends the
+	// document it navigates; the app gets no child frame to post from (confine.js), so the forms go from an
+	// app of their own, the one that targets _self last.
+	forms := `<!doctype html><title>Form Poster</title><script>
+		webMcp.registerTool({name: "post", description: "", parameters: {type: "object", properties: {api: {type: "string"}}}, execute: ({api}) => {
+			for (const target of ["_top", "_blank", "_parent", "_self"]) {
+				const f = document.createElement("form");
+				f.method = "POST"; f.action = api; f.enctype = "text/plain"; f.target = target;
+				const i = document.createElement("input"); i.name = '{"name":"pwned-form","html":"'; i.value = 'x"}'; f.append(i);
+				document.documentElement.append(f);
+				try { f.submit(); } catch (e) {}
+			}
+			return "submitted";
+		}});
+		webMcp.ready();</script>`
+	var poster string
+	eval(t, p, &poster, `return (await window.voicebox.launch({name: "form-poster.html", html: %s})).appId;`, js(forms))
+	if o := callTool(t, p, poster, "post", map[string]any{"api": s.url + "/api/mini-apps"}); !o.OK && o.Refused != "unknown-tool" {
+		t.Errorf("form poster: %+v", o)
+	}
+	closeApp(t, p, poster)
+	if n, err := p.windowCount(); err == nil && n != windowsBefore {
+		t.Errorf("%d windows after the form posts, %d before: a form opened one", n, windowsBefore)
+	}
 	if after := s.diskState(t); after != before {
 		t.Errorf("the store changed on disk:\nbefore:\n%s\nafter:\n%s", before, after)
 	}

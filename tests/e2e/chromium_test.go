@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -18,9 +19,36 @@ type chromiumPage struct {
 	ctx     context.Context
 	mu      sync.Mutex
 	dialogs []string
+	record  *dnsRecord
 }
 
 func (c *chromiumPage) name() string { return "chromium" }
+
+func (c *chromiumPage) dns() *dnsRecord { return c.record }
+
+// withNetLog starts Chromium with --log-net-log and makes the page's DNS record the net-log, read once the
+// browser has closed (Chromium completes the file as it exits).
+func withNetLog(t testing.TB) (chromedp.ExecAllocatorOption, func(*chromiumPage)) {
+	file := filepath.Join(t.TempDir(), "netlog.json")
+	return chromedp.Flag("log-net-log", file), func(p *chromiumPage) {
+		p.record = newDNSRecord(func(t testing.TB) string {
+			if err := chromedp.Cancel(p.ctx); err != nil {
+				t.Fatalf("closing chromium: %v", err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				b, err := os.ReadFile(file)
+				if err == nil && json.Valid(b) {
+					return string(b)
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the net-log %s is not complete after chromium closed (%v, %d bytes)", file, err, len(b))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
 
 func (c *chromiumPage) evalRaw(script string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
@@ -77,7 +105,7 @@ func chromiumFlags(t testing.TB) []chromedp.ExecAllocatorOption {
 func openChromium(t testing.TB, url string, extra ...chromedp.ExecAllocatorOption) *chromiumPage {
 	t.Helper()
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromiumFlags(t), extra...)...)
-	p := &chromiumPage{}
+	p := &chromiumPage{record: newDNSRecord(nil)}
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {
 		if d, ok := ev.(*cdppage.EventJavascriptDialogOpening); ok {
 			p.mu.Lock()
@@ -111,7 +139,9 @@ func TestChromium(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "") // no key: Start answers missing-key (caseErrorsSpeakHuman)
 	t.Setenv("GEMINI_API_KEY", "")
 	s := startServer(t)
-	p := openChromium(t, s.url)
+	netlog, attach := withNetLog(t)
+	p := openChromium(t, s.url, netlog)
+	attach(p)
 	roomCases(t, p, s, true, func(t *testing.T) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -119,4 +149,5 @@ func TestChromium(t *testing.T) {
 			t.Errorf("dialogs opened: %v", p.dialogs)
 		}
 	})
+	t.Run("DNS record", func(t *testing.T) { p.record.check(t) })
 }

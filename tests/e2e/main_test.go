@@ -175,7 +175,7 @@ func (s *server) diskState(t testing.TB) string {
 			if err != nil || d.IsDir() {
 				return nil
 			}
-			if d.Name() == "settings.json" {
+			if d.Name() == "settings.json" || d.Name() == "recent.json" { // Voicebox's own records, not the store
 				return nil
 			}
 			b, _ := os.ReadFile(p)
@@ -252,6 +252,7 @@ type page interface {
 	name() string
 	evalRaw(js string) (json.RawMessage, error)
 	windowCount() (int, error)
+	dns() *dnsRecord // what the browser resolved: checked at the end of the suite
 }
 
 func eval(t testing.TB, p page, out any, js string, args ...any) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,9 +24,12 @@ type webkitPage struct {
 	base    string // http://127.0.0.1:port/session/<id>
 	client  *http.Client
 	timeout time.Duration
+	record  *dnsRecord
 }
 
 func (w *webkitPage) name() string { return "webkitgtk" }
+
+func (w *webkitPage) dns() *dnsRecord { return w.record }
 
 func (w *webkitPage) do(method, path string, body any) (json.RawMessage, error) {
 	var rd io.Reader
@@ -107,15 +111,19 @@ func openWebKit(t testing.TB, url string) *webkitPage {
 	requireTool(t, "Xvfb", "xvfb")
 	display := testbin.Xvfb(t)
 	port := freePort(t)
+	// Every name MiniBrowser's processes resolve goes to the page's DNS record.
+	resolver := testbin.ResolverLog(t)
 	cmd := exec.Command(driver, fmt.Sprintf("--port=%d", port), "--host=127.0.0.1")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+t.TempDir(), "WEBKIT_DISABLE_COMPOSITING_MODE=1",
 		"XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "LIBGL_ALWAYS_SOFTWARE=1")
+	cmd.Env = append(cmd.Env, resolver.Env...)
 	cmd.Stderr = &logWriter{t: t}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start WebKitWebDriver: %v", err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	w := &webkitPage{base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: 90 * time.Second}}
+	w := &webkitPage{base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: 90 * time.Second},
+		record: newDNSRecord(func(testing.TB) string { return strings.Join(resolver.Names(), "\n") })}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if _, err := w.do("GET", "/status", nil); err == nil {
@@ -159,4 +167,5 @@ func TestWebKit(t *testing.T) {
 	s := startServer(t)
 	p := openWebKit(t, s.url)
 	roomCases(t, p, s, false, nil)
+	t.Run("DNS record", func(t *testing.T) { p.record.check(t) })
 }

@@ -6,18 +6,14 @@ import { logActivity } from "./ui.js";
 
 const KEEP = 20;
 
-const text = (v, max) => String(v == null ? "" : v).slice(0, max);
-
-// appError takes one report { message, file, line, column, kind } for app (a registry MiniApp).
+// appError takes one report for app (a registry MiniApp), in the shape messages.js' fromBridge gives it:
+// { kind, message, file, line, column } (texts, and numbers 0 when unknown).
 export function appError(app, d) {
-  if (!d || typeof d !== "object") return;
-  const message = text(d.message, 500) || "an error";
-  const file = text(d.file, 200);
-  const line = Number.isInteger(d.line) && d.line > 0 ? d.line : 0;
-  const column = Number.isInteger(d.column) && d.column > 0 ? d.column : 0;
-  const where = file ? `${file}${line ? `:${line}` : ""}${column ? `:${column}` : ""}` : "";
+  const message = d.message || "an error"; // the bridge bounds the texts (onAppError)
+  const file = d.file;
+  const where = file ? `${file}${d.line ? `:${d.line}` : ""}${d.column ? `:${d.column}` : ""}` : "";
   app.errors = app.errors || [];
-  if (app.errors.length < KEEP) app.errors.push({ message, where, kind: d.kind === "rejection" ? "rejection" : "error" });
+  if (app.errors.length < KEEP) app.errors.push({ message, where, kind: d.kind });
   app.errorCount = (app.errorCount || 0) + 1;
   // The strip names the first error since the document loaded: the one that broke it, usually.
   const first = app.errors[0];

@@ -45,11 +45,11 @@ export const TEXT = {
   "room-gone": { say: "The room closed before the mini-app answered. Try again." },
   "room-reloaded": { say: "The room was restarted before the mini-app answered. Try again." },
   "room-timeout": { say: "The room did not answer in time. Try again." },
-  "call-cancelled": { say: "The call was cancelled." },
   "unknown-tool": { say: "That tool is not open any more. Open its mini-app again." },
   "tool-timeout": { say: "The mini-app did not answer in time. It may be busy: try again, or reload it." },
   "output-over-budget": { say: "The mini-app answered with more than Voicebox passes on." },
   "tool-error": { say: "The mini-app's tool reported an error." },
+  "cancelled": { say: "The call was stopped before the mini-app answered." },
   "invalid-tool-arguments": { say: "The arguments are not valid for this tool." },
   // The HTTP door of `voicebox serve` (backend/httpapi) and a server that does not answer
   "unauthorized": { say: "This page's session with Voicebox has ended. Open the room again from the address Voicebox printed." },

@@ -7,12 +7,10 @@ import { el, notify, logActivity } from "./ui.js";
 import { adopt, release, handOver } from "./keyboard.js";
 import * as windows from "./windows.js";
 
-export function bringToFront(win) { windows.front(win); }
-
 const GRIP_STEP = 32; // a key press on the grip resizes by this much
 
 // openWindow creates a window and returns its parts; the caller puts its frame into body.
-export function openWindow({ title, appId, onClose, onReload }) {
+export function openWindow({ title, appId, onClose, onReload, onFocus }) {
   const titleEl = el("span", { class: "mini-app-title", tabindex: "0", title: "Click the app, or press Enter here, to type in it" }, title);
   const status = el("span", { class: "mini-app-status" }, "loading…");
   const button = (cls, label, text) => el("button", { type: "button", class: cls, title: label, "aria-label": label }, text);
@@ -26,7 +24,7 @@ export function openWindow({ title, appId, onClose, onReload }) {
   const grip = el("div", { class: "mini-app-grip", role: "button", tabindex: "0", title: "Resize (drag, or arrow keys)", "aria-label": `Resize ${title}` });
   const win = el("section", { class: "mini-app-window", role: "dialog", "aria-label": title, dataset: { appId } }, bar, body, grip);
   document.getElementById("mini-app-container").append(win);
-  windows.add(win, title);
+  windows.add(win, title, onFocus);
   adopt(win, body, () => {
     const why = `${title} moved the keyboard into itself while it was not the app you were using, so it was closed: it could have read what you typed. Open it again to go on using it.`;
     notify(why, "error");

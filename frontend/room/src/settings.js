@@ -33,7 +33,8 @@ function fill(s) {
   }
 }
 
-async function open() {
+// open shows the Settings dialog (the top bar's button, Ctrl+, and an error's "Open Settings").
+export async function open() {
   const dlg = $("settings-dialog");
   if (!dlg) return;
   try {
@@ -87,5 +88,3 @@ function wire() {
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
 else wire();
-
-window.voiceboxSettings = { open, current: () => current };

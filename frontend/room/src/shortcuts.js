@@ -5,7 +5,9 @@
 // events, which run the same action. Keys owned elsewhere are only listed: Space (session.js), Enter on a
 // pop-over's title (keyboard.js), Ctrl+Z (trash.js).
 import { call, on, isDesktop } from "./transport.js";
-import { el } from "./dom.js";
+import { el, notifyError } from "./ui.js";
+import { savePage } from "./viewer.js";
+import { open as openSettings } from "./settings.js";
 import { toggle, showActivity } from "./layout.js";
 import { next as nextWindow } from "./windows.js";
 
@@ -21,7 +23,7 @@ function editing(t) {
 // openFile opens the file picker: the native dialog in the desktop, the browser's in `voicebox serve`.
 export function openFile() {
   if (isDesktop()) {
-    call("RoomService.OpenFiles").catch(async (err) => (await import("./ui.js")).notifyError(err, { doing: "Could not open the files" }));
+    call("RoomService.OpenFiles").catch((err) => notifyError(err, { doing: "Could not open the files" }));
   } else {
     $("open-file")?.click();
   }
@@ -50,8 +52,8 @@ function trayMenu(e) {
 const actions = {
   "open-file": () => openFile(),
   "open-folder": () => isDesktop() && $("open-folder")?.click(),
-  "save-page": () => window.voiceboxRoom?.savePage(),
-  settings: () => window.voiceboxSettings?.open(),
+  "save-page": () => savePage(),
+  settings: () => openSettings(),
   "toggle-sidebar": () => toggle("sidebar"),
   "toggle-panel": () => toggle("panel"),
   "show-activity": () => showActivity(),
@@ -141,5 +143,3 @@ function wire() {
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire); else wire();
-
-window.voiceboxShortcuts = { run, list: () => list.slice(), show: showShortcuts };

@@ -18,7 +18,7 @@ export function notify(message, level = "info", opts = {}) {
 export function notifyError(err, ctx = {}) {
   const d = describe(err, ctx);
   const actions = [];
-  if (d.action === "settings") actions.push({ label: "Open Settings", run: () => window.voiceboxSettings?.open() });
+  if (d.action === "settings") actions.push({ label: "Open Settings", run: () => import("./settings.js").then((m) => m.open()) }); // settings.js imports this module
   if (d.action === "retry" && typeof ctx.retry === "function") actions.push({ label: "Retry", run: ctx.retry });
   return toast({ level: "error", line: d.line, details: d.details, actions, key: ctx.key || `error:${d.line}` });
 }

@@ -5,8 +5,9 @@
 // each window's parts and hands the window here.
 import { el } from "./dom.js";
 import { place, fit, dragTo, resizeTo } from "./placement.js";
+import { subscribe } from "./state.js";
 
-const wins = new Map(); // window element → { title, min, max, saved: {left, top, width, height} }
+const wins = new Map(); // window element → { title, min, max, saved: {left, top, width, height}, onFocus }
 let z = 10; // the windows and the File Viewer share this order: the one touched or shown last is in front
 const Z_MAX = 100000; // below the window list and the toasts (style.css)
 
@@ -49,9 +50,9 @@ function raise(el) {
 }
 
 // add places a new window (already in the container) and lists it: in front of everything, the File
-// Viewer too, but below the viewer's header.
-export function add(win, title) {
-  wins.set(win, { title, min: false, max: false, saved: null });
+// Viewer too, but below the viewer's header. onFocus hears each time the person brings it to the front.
+export function add(win, title, onFocus) {
+  wins.set(win, { title, min: false, max: false, saved: null, onFocus });
   list(); // the window list shows first: the stage's room for windows is what is left above it
   const others = [...wins.keys()].filter((w) => w !== win && !w.hidden).map(rectOf);
   setRect(win, place(box(), others, { top: viewerTop() }));
@@ -76,7 +77,8 @@ function topmost() {
   return best;
 }
 
-// front brings win to the front (restoring it when minimised) and marks it; quiet: no focus event.
+// front brings win to the front (restoring it when minimised) and marks it; quiet: without telling its
+// onFocus (the room notes the app used last: state.front).
 export function front(win, { quiet = false } = {}) {
   const w = wins.get(win);
   if (!w) return;
@@ -84,7 +86,7 @@ export function front(win, { quiet = false } = {}) {
   raise(win);
   for (const x of wins.keys()) x.classList.toggle("focused", x === win);
   list();
-  if (!quiet) win.dispatchEvent(new CustomEvent("voicebox:focus")); // the desktop's watchdog notes the app used last
+  if (!quiet) w.onFocus?.();
 }
 
 export function minimise(win) {
@@ -205,7 +207,7 @@ function list() {
 // windows opened before it never hide its buttons; windows opened while it shows start below its header.
 function wireViewer(viewer) {
   new MutationObserver(() => { if (!viewer.hidden) raise(viewer); }).observe(viewer, { attributes: true, attributeFilter: ["hidden"] });
-  document.addEventListener("voicebox:viewing", () => raise(viewer)); // another file in the viewer (room.js)
+  subscribe((s) => { if (s.viewing) raise(viewer); }, "viewing"); // another file in the viewer (viewer.js)
   viewer.addEventListener("pointerdown", () => raise(viewer), true);
 }
 

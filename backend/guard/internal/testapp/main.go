@@ -8,7 +8,8 @@
 // Environment:
 //
 //	GUARDLAB_OUT        output file (required)
-//	GUARDLAB_SCENARIO   leak | watchdog | perm | nav
+//	GUARDLAB_SCENARIO   leak | watchdog | perm | nav | navblank | lookups
+//	GUARDLAB_LABEL      lookups: the DNS label the frames use (VOICEBOX_RESOLVE_LOG records lookups)
 //	GUARDLAB_DEADLINE   self-quit after this duration (default 25s)
 //	VOICEBOX_UNSAFE_NO_GUARD=1, VOICEBOX_MOCK_CAPTURE=1: see package guard
 package main
@@ -106,7 +107,7 @@ type App struct {
 }
 
 func (a *App) Config() map[string]any {
-	return map[string]any{"port": a.port, "scenario": a.scenario}
+	return map[string]any{"port": a.port, "scenario": a.scenario, "label": os.Getenv("GUARDLAB_LABEL")}
 }
 
 func (a *App) Report(k, v string) { record("room:"+k, v) }
@@ -152,7 +153,13 @@ func main() {
 		OnRecovered: func() {
 			record("recovered", fmt.Sprint(guard.Active()))
 		},
-		Logf: func(f string, args ...any) { record("guard-log", fmt.Sprintf(f, args...)) },
+		Logf: func(f string, args ...any) {
+			msg := fmt.Sprintf(f, args...)
+			logMu.Lock()
+			guardLogs = append(guardLogs, msg)
+			logMu.Unlock()
+			record("guard-log", msg)
+		},
 	})
 	record("install", fmt.Sprint(gerr))
 
@@ -238,10 +245,47 @@ func drive(scenario string, deadline time.Duration) {
 			time.Sleep(300 * time.Millisecond)
 		}
 		quit("navblank-done")
+	case "lookups":
+		// The frames tried every way to a host; then the room looks one up on purpose. Once that control
+		// is in the resolver's log, anything the frames started before it would be there too.
+		if wait("frame:inner:vectors-done", 1, deadline) {
+			if guard.Active() { // the guard refuses the frame's last navigation: wait for its word on it
+				waitLog("refused navigation to http://location-", 5*time.Second)
+			}
+			runtime.EventsEmit(ctx(), "lookup-control")
+			ctl := "ctl-" + os.Getenv("GUARDLAB_LABEL")
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				if b, _ := os.ReadFile(os.Getenv("VOICEBOX_RESOLVE_LOG")); strings.Contains(string(b), ctl) {
+					record("control-resolved", ctl)
+					break
+				}
+			}
+		}
+		quit("lookups-done")
 	default:
 		time.Sleep(2 * time.Second)
 		quit("no-scenario")
 	}
+}
+
+var (
+	logMu     sync.Mutex
+	guardLogs []string
+)
+
+// waitLog waits until the guard logged a line containing sub, or d passes.
+func waitLog(sub string, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		logMu.Lock()
+		for _, l := range guardLogs {
+			if strings.Contains(l, sub) {
+				logMu.Unlock()
+				return true
+			}
+		}
+		logMu.Unlock()
+	}
+	return false
 }
 
 var framePort atomic.Int64
