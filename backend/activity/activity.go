@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
 )
 
@@ -57,6 +58,13 @@ type Log struct {
 
 // New returns an empty log.
 func New() *Log { return &Log{now: time.Now} }
+
+// On returns a new log that records every line published on bus (its transform for EventLine).
+func On(bus *events.Bus) *Log {
+	l := New()
+	bus.Transform(EventLine, l.Stamp)
+	return l
+}
 
 // Stamp records data as a line and returns the line to publish in its place: a registry.Activity (Go's
 // callers) or a Line (the room's own, through Add). Anything else passes unchanged.

@@ -15,8 +15,7 @@ import (
 // numbered line and stays in the log; the room's own line (a Line) is numbered after it.
 func TestBusEventsAreStampedIntoTheLog(t *testing.T) {
 	bus := events.NewBus()
-	log := activity.New()
-	bus.Transform(activity.EventLine, log.Stamp)
+	log := activity.On(bus)
 	evs, stop := bus.Subscribe(8)
 	defer stop()
 

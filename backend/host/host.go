@@ -105,8 +105,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
 	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
-	log := activity.New()
-	bus.Transform(activity.EventLine, log.Stamp)
+	log := activity.On(bus)
 	reg := registry.New(bus)
 	h := &Host{
 		Activity:        log,

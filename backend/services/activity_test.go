@@ -13,8 +13,7 @@ import (
 // with nothing done is refused; Clear empties the log and tells the rooms.
 func TestActivityServiceAddsAndClears(t *testing.T) {
 	bus := events.NewBus()
-	log := activity.New()
-	bus.Transform(activity.EventLine, log.Stamp)
+	log := activity.On(bus)
 	svc := services.NewActivityService(log, bus)
 	evs, stop := bus.Subscribe(8)
 	defer stop()
