@@ -166,8 +166,10 @@
         if (!wrapped.has(fn)) wrapped.set(fn, guard(fn));
         return wrapped.get(fn);
       };
-      define(ET, "addEventListener", { writable: true, value: function (type, fn, opts) { return add.call(this, type, wrapperOf(fn), opts); } });
-      define(ET, "removeEventListener", { writable: true, value: function (type, fn, opts) { return remove.call(this, type, typeof fn === "function" && wrapped.has(fn) ? wrapped.get(fn) : fn, opts); } });
+      // A page's bare addEventListener(…) calls this with no receiver (this SDK is strict): that is the window.
+      var self = function (o) { return o === undefined || o === null ? window : o; };
+      define(ET, "addEventListener", { writable: true, value: function (type, fn, opts) { return add.call(self(this), type, wrapperOf(fn), opts); } });
+      define(ET, "removeEventListener", { writable: true, value: function (type, fn, opts) { return remove.call(self(this), type, typeof fn === "function" && wrapped.has(fn) ? wrapped.get(fn) : fn, opts); } });
     }
     window.addEventListener("error", function (e) {
       if (!e || typeof e.message !== "string") return; // a resource that failed to load is not a script error

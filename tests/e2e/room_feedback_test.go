@@ -192,16 +192,17 @@ func caseBrokenApp(t *testing.T, p page) {
 // and Clear (Go's log too).
 func caseActivityLog(t *testing.T, p page, s *server) {
 	eval(t, p, nil, `
+		for (const li of document.querySelectorAll("#activity-log li")) li.dataset.before = "1"; // an earlier case may have launched it
 		const b = [...document.querySelectorAll("#sqeh-actions .bubble")].find((x) => x.textContent === "Shelf Echo");
 		b.click();
-		for (let i = 0; i < 200 && ![...document.querySelectorAll("#activity-log li")].some((li) => li.dataset.who === "you" && li.querySelector(".what").textContent === "launch"); i++)
+		for (let i = 0; i < 200 && !document.querySelector("#activity-log li:not([data-before])[data-who=you]"); i++)
 			await new Promise((r) => setTimeout(r, 50));`)
 	var e struct {
 		Head, What, Ms, Text string
 		Seq                  string
 	}
 	eval(t, p, &e, `
-		const li = [...document.querySelectorAll("#activity-log li")].find((li) => li.dataset.who === "you" && li.querySelector(".what").textContent === "launch");
+		const li = [...document.querySelectorAll("#activity-log li:not([data-before])")].find((li) => li.dataset.who === "you" && li.querySelector(".what").textContent === "launch");
 		for (let i = 0; i < 100 && !li.dataset.seq; i++) await new Promise((r) => setTimeout(r, 20));
 		return {head: li.querySelector(".entry-head").textContent, what: li.querySelector(".what").textContent, ms: li.querySelector(".ms")?.textContent || "",
 			text: li.textContent, seq: li.dataset.seq || ""};`)

@@ -99,19 +99,23 @@ func caseWindowManager(t *testing.T, p page) {
 	var grip struct {
 		Shown  bool
 		Before int
+		At     string // what is at the grip's centre
 	}
+	// (An earlier case's toast may still show at the foot of the stage, over the windows: dismissed first.)
 	eval(t, p, &grip, `
+		for (const b of document.querySelectorAll(".notice .notice-close")) b.click();
 		const w = [...document.querySelectorAll(".mini-app-window")].find((x) => x.dataset.appId === %[1]s);
 		w.style.width = (w.offsetWidth - 64) + "px";
 		const g = w.querySelector(".mini-app-grip");
 		const r = g.getBoundingClientRect();
 		g.focus();
-		return {shown: r.width > 0 && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === g, before: w.offsetWidth};`, js(score))
+		const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		return {shown: r.width > 0 && at === g, before: w.offsetWidth, at: at ? at.tagName + "." + at.className + " " + JSON.stringify(at.textContent.slice(0, 80)) : "nothing"};`, js(score))
 	press(t, p, "ArrowRight")
 	var after int
 	eval(t, p, &after, `return [...document.querySelectorAll(".mini-app-window")].find((x) => x.dataset.appId === %s).offsetWidth;`, js(score))
 	if !grip.Shown || after != grip.Before+32 {
-		t.Errorf("the grip: visible and on top %v; → made the window %d wide from %d, want +32", grip.Shown, after, grip.Before)
+		t.Errorf("the grip: visible and on top %v (%s there); → made the window %d wide from %d, want +32", grip.Shown, grip.At, after, grip.Before)
 	}
 
 	// Ctrl+` brings the next window (in opening order) to the front.
