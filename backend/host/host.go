@@ -107,6 +107,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
 	log := activity.On(bus)
 	reg := registry.New(bus)
+	exp := exposed.New(reg)
 	h := &Host{
 		Activity:        log,
 		ActivityService: services.NewActivityService(log, bus),
@@ -120,9 +121,9 @@ func New(p config.Paths, o Options) (*Host, error) {
 		Recent:          recents,
 		RecentService:   services.NewRecentService(recents, st),
 		Registry:        reg,
-		Exposed:         exposed.New(reg),
+		Exposed:         exp,
 		Sandbox:         sb,
-		RegistryService: services.NewRegistryService(reg, sb),
+		RegistryService: services.NewRegistryService(exp, sb),
 		SandboxService:  services.NewSandboxService(sb, st, docs),
 	}
 	h.initMCP()
