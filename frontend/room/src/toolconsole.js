@@ -5,7 +5,7 @@
 // cancelled: Go refuses it `cancelled` and the app's execute is aborted. A result can be copied, and the
 // recent calls can be run again. Outcomes show beside the form and in the activity log.
 import { call } from "./transport.js";
-import { el, notify, logActivity } from "./ui.js";
+import { el, notify, notifyError, logActivity } from "./ui.js";
 import { get, subscribe } from "./state.js";
 import { objectFields } from "./schemaform.js";
 import { copyText } from "./clipboard.js";
@@ -47,7 +47,7 @@ function toolCard(app, tool) {
     submit.disabled = true;
     cancel.hidden = false;
     cancel.disabled = false;
-    cancel.onclick = () => { cancel.disabled = true; call("RegistryService.CancelCall", t).catch((err) => notify(`Could not cancel: ${err.message}`, "error")); };
+    cancel.onclick = () => { cancel.disabled = true; call("RegistryService.CancelCall", t).catch((err) => notifyError(err, { doing: "Could not cancel" })); };
     copy.hidden = true;
     status.textContent = "running… 0.0 s";
     out.hidden = true;
