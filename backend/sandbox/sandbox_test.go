@@ -351,17 +351,17 @@ func TestAppCSP(t *testing.T) {
 	const own = "http://127.0.0.1:5000/app/0123abcd/"
 	const cdn = "https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443"
 	want := "default-src 'none'; " +
-		"script-src 'unsafe-inline' 'unsafe-eval' " + own + " data: blob: " + cdn + "; " +
+		"script-src 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' " + own + " data: blob: " + cdn + "; " +
 		"style-src 'unsafe-inline' " + own + " data: blob: " + cdn + "; " +
 		"img-src " + own + " data: blob: " + cdn + "; " +
 		"font-src " + own + " data: blob: " + cdn + "; " +
-		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
+		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src blob:; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
 		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; webrtc 'block'; sandbox allow-scripts allow-forms"
 	if got != want {
 		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
 	}
 	// No CDN hosts: the folder, inline, data: and blob: only.
-	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", folder, nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' http://localhost:1/app/0123abcd/ data: blob:; ") {
+	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", folder, nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' http://localhost:1/app/0123abcd/ data: blob:; ") {
 		t.Errorf("no CDN: %s", got)
 	}
 	// A bad origin or folder path never reaches the header: connect-src and form-action close.

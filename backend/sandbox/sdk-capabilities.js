@@ -1,0 +1,127 @@
+/* SDK section: what a page expects of a browser, mediated by the room (docs/webmcp.md): downloads (<a
+ * download>, blob: and data: links, location = blob:) go to the room, which saves the bytes; clipboard
+ * writes (navigator.clipboard.writeText, document.execCommand("copy")) go to the room, which copies on the
+ * person's gesture (the bridge checks it); autofocus and early focus() calls take effect once the room gives
+ * the app the keyboard. The section is a function of the SDK's `sdk` object (sdk.js). */
+function (sdk) {
+  "use strict";
+  function warn(what, err) { try { console.warn("Voicebox: " + what + ": " + (err && err.message || err)); } catch (e) { /* no console */ } }
+
+  // ---- downloads ----
+  // The app's own object URLs, so a click on a blob: link can hand its bytes to the room (connect-src
+  // 'none' keeps the page from reading a blob: URL back).
+  var blobs = new Map();
+  var createURL = URL.createObjectURL, revokeURL = URL.revokeObjectURL;
+  URL.createObjectURL = function (obj) {
+    var u = createURL.call(URL, obj);
+    if (obj instanceof Blob) blobs.set(u, obj);
+    return u;
+  };
+  URL.revokeObjectURL = function (u) { blobs.delete(String(u)); return revokeURL.call(URL, u); };
+
+  function dataBlob(url) {
+    var m = /^data:([^,]*?)(;base64)?,(.*)$/is.exec(url);
+    if (!m) return null;
+    var body = m[2] ? atob(decodeURIComponent(m[3])) : decodeURIComponent(m[3]);
+    var bytes = new Uint8Array(body.length);
+    for (var i = 0; i < body.length; i++) bytes[i] = body.charCodeAt(i) & 255;
+    return new Blob([bytes], { type: m[1] || "text/plain" });
+  }
+  function blobFor(url) {
+    if (/^blob:/i.test(url)) return Promise.resolve(blobs.get(url) || null);
+    if (/^data:/i.test(url)) return Promise.resolve(dataBlob(url));
+    return fetch(url).then(function (r) { return r.ok ? r.blob() : null; }); // a file of the app's own folder
+  }
+  function isDownload(a) {
+    var href = a.getAttribute("href");
+    return href !== null && (a.hasAttribute("download") || /^(blob|data):/i.test(href.trim()));
+  }
+  function save(url, name) {
+    var blob = blobs.get(url); // taken now: pages often revoke the URL right after the click
+    (blob ? Promise.resolve(blob) : blobFor(url)).then(function (b) {
+      if (!b) throw new Error("the link's bytes are not readable");
+      return sdk.ask({ type: "download", name: String(name || ""), blob: b });
+    }).catch(function (err) { warn("the download was not saved", err); });
+  }
+  function saveLink(a) { save(a.href, a.getAttribute("download") || ""); }
+  window.addEventListener("click", function (e) {
+    var a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || !isDownload(a) || e.defaultPrevented) return;
+    e.preventDefault();
+    saveLink(a);
+  }); // bubbling, so a page that prevents its own link's default keeps it
+  var click = HTMLElement.prototype.click;
+  HTMLElement.prototype.click = function () {
+    // A link that is not in the document (the usual a = createElement("a"); a.click()) sends its click
+    // event nowhere we listen.
+    if (this instanceof HTMLAnchorElement && !this.isConnected && isDownload(this)) return saveLink(this);
+    return click.call(this);
+  };
+  // location = blob:… and links we did not see (where the engine has the Navigation API).
+  if (window.navigation && typeof window.navigation.addEventListener === "function") {
+    window.navigation.addEventListener("navigate", function (e) {
+      var url = e.destination && e.destination.url;
+      if (!url || !(e.downloadRequest != null || /^(blob|data):/i.test(url)) || !e.cancelable) return;
+      e.preventDefault();
+      save(url, e.downloadRequest || "");
+    });
+  }
+
+  // ---- clipboard ----
+  function copy(text) {
+    return sdk.ask({ type: "clipboard", text: String(text) });
+  }
+  var clipboard = new EventTarget();
+  var noRead = function () { return Promise.reject(new DOMException("Mini-apps cannot read the clipboard", "NotAllowedError")); };
+  clipboard.writeText = function (text) { return copy(text); };
+  clipboard.write = function (items) {
+    var item = items && items[0];
+    if (!item || typeof item.getType !== "function" || item.types.indexOf("text/plain") < 0) {
+      return Promise.reject(new DOMException("Mini-apps can copy text only", "NotAllowedError"));
+    }
+    return item.getType("text/plain").then(function (b) { return b.text(); }).then(copy);
+  };
+  clipboard.readText = noRead;
+  clipboard.read = noRead;
+  sdk.define(navigator, "clipboard", { enumerable: true, get: function () { return clipboard; } });
+
+  function selectedText() {
+    var el = document.activeElement;
+    if (el && (el.localName === "textarea" || el.localName === "input") && typeof el.selectionStart === "number") {
+      return el.value.slice(el.selectionStart, el.selectionEnd);
+    }
+    var sel = window.getSelection && window.getSelection();
+    return sel ? String(sel) : "";
+  }
+  var execCommand = Document.prototype.execCommand;
+  sdk.define(document, "execCommand", { writable: true, value: function (command) {
+    if (String(command).toLowerCase() !== "copy") return execCommand.apply(document, arguments);
+    var text = selectedText();
+    try { // a page's copy listener may set the data itself, as in a browser
+      var data = new DataTransfer();
+      var ev = new ClipboardEvent("copy", { clipboardData: data, bubbles: true, cancelable: true });
+      (document.activeElement || document).dispatchEvent(ev);
+      if (ev.defaultPrevented) text = data.getData("text/plain");
+    } catch (err) { /* no ClipboardEvent constructor: the selection it is */ }
+    copy(text).catch(function (err) { warn("copy refused", err); });
+    return !navigator.userActivation || navigator.userActivation.isActive;
+  } });
+
+  // ---- focus ----
+  // A frame that does not have the keyboard may not take it (autofocus is blocked in a cross-origin frame,
+  // and so are early focus() calls). The element the page wanted is focused when the room gives the app the
+  // keyboard: on launch, and when the person clicks into it.
+  var wanted = null;
+  var focus = HTMLElement.prototype.focus;
+  HTMLElement.prototype.focus = function () {
+    if (!document.hasFocus()) wanted = this;
+    return focus.apply(this, arguments);
+  };
+  sdk.on("focus", function () {
+    var a = document.activeElement;
+    if (a && a !== document.body && a !== document.documentElement) return;
+    var el = wanted && wanted.isConnected ? wanted : document.querySelector("[autofocus]");
+    wanted = null;
+    if (el) focus.call(el);
+  });
+}
