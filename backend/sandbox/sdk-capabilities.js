@@ -109,19 +109,24 @@ function (sdk) {
 
   // ---- focus ----
   // A frame that does not have the keyboard may not take it (autofocus is blocked in a cross-origin frame,
-  // and so are early focus() calls). The element the page wanted is focused when the room gives the app the
-  // keyboard: on launch, and when the person clicks into it.
-  var wanted = null;
+  // and so are early focus() calls). The element the page wanted is focused when the app gets the keyboard:
+  // the room gives it on launch, or the person clicks into the app (then only if the click itself focused
+  // nothing, so the person's choice wins).
+  var wanted = null, settled = false;
   var focus = HTMLElement.prototype.focus;
   HTMLElement.prototype.focus = function () {
-    if (!document.hasFocus()) wanted = this;
+    if (!document.hasFocus()) { wanted = this; settled = false; }
     return focus.apply(this, arguments);
   };
-  sdk.on("focus", function () {
+  function takeFocus() {
+    if (settled) return;
+    settled = true;
     var a = document.activeElement;
     if (a && a !== document.body && a !== document.documentElement) return;
     var el = wanted && wanted.isConnected ? wanted : document.querySelector("[autofocus]");
     wanted = null;
     if (el) focus.call(el);
-  });
+  }
+  sdk.on("focus", takeFocus);
+  window.addEventListener("focus", function () { setTimeout(takeFocus, 0); });
 }
