@@ -67,6 +67,22 @@ function (sdk) {
     });
   }
 
+  // ---- forms ----
+  // A form may submit within the app (its CSP's form-action names the app's own URL). One that goes
+  // elsewhere is refused by that policy anyway; refusing it here first keeps the app's page (Chromium
+  // replaces a frame whose navigation was blocked with an error page) and tells the person.
+  var here = new URL(location.href).origin;
+  window.addEventListener("submit", function (e) {
+    if (e.defaultPrevented) return;
+    var form = e.target, by = e.submitter;
+    var action = by && by.hasAttribute && by.hasAttribute("formaction") ? by.formAction : form.action;
+    var to;
+    try { to = new URL(action, location.href); } catch (err) { return; }
+    if (to.origin === here) return;
+    e.preventDefault();
+    sdk.notice("blocked", to.origin);
+  }); // bubbling, after the page's own handlers
+
   // ---- clipboard ----
   function copy(text) {
     return sdk.ask({ type: "clipboard", text: String(text) });
@@ -120,12 +136,13 @@ function (sdk) {
   };
   function takeFocus() {
     if (settled) return;
-    settled = true;
     var a = document.activeElement;
-    if (a && a !== document.body && a !== document.documentElement) return;
+    if (a && a !== document.body && a !== document.documentElement) { settled = true; return; } // the person chose
     var el = wanted && wanted.isConnected ? wanted : document.querySelector("[autofocus]");
-    wanted = null;
-    if (el) focus.call(el);
+    if (!el) { settled = true; return; }
+    focus.call(el);
+    settled = document.activeElement === el; // a frame without the keyboard tries again when it gets it
+    if (settled) wanted = null;
   }
   sdk.on("focus", takeFocus);
   window.addEventListener("focus", function () { setTimeout(takeFocus, 0); });

@@ -28,6 +28,7 @@ export function appNotice(app, kind, text) {
     prompt: () => `${app.title} asked: ${quote(text)}. It was answered with nothing: a mini-app cannot open dialogs.`,
     form: () => { app.win.focus(); return `The assistant filled in the form ${quote(text)}. Check it and submit it yourself.`; },
     refused: () => `Refused: ${text}`,
+    blocked: () => `Refused: a form of ${app.title} tried to send its data to ${text}, outside the app.`,
   }[kind];
   if (said) notice(app, said());
 }
