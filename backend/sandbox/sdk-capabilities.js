@@ -72,16 +72,23 @@ function (sdk) {
   // elsewhere is refused by that policy anyway; refusing it here first keeps the app's page (Chromium
   // replaces a frame whose navigation was blocked with an error page) and tells the person.
   var here = new URL(location.href).origin;
-  window.addEventListener("submit", function (e) {
-    if (e.defaultPrevented) return;
-    var form = e.target, by = e.submitter;
+  // outside returns the origin a submission would go to when that is not the app's own ("" when it is).
+  function outside(form, by) {
     var action = by && by.hasAttribute && by.hasAttribute("formaction") ? by.formAction : form.action;
-    var to;
-    try { to = new URL(action, location.href); } catch (err) { return; }
-    if (to.origin === here) return;
+    try { var to = new URL(action, location.href); return to.origin === here ? "" : to.origin; } catch (err) { return ""; }
+  }
+  window.addEventListener("submit", function (e) {
+    var to = e.defaultPrevented ? "" : outside(e.target, e.submitter);
+    if (!to) return;
     e.preventDefault();
-    sdk.notice("blocked", to.origin);
+    sdk.notice("blocked", to);
   }); // bubbling, after the page's own handlers
+  var submit = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function () { // form.submit() fires no submit event
+    var to = outside(this, null);
+    if (to) return sdk.notice("blocked", to);
+    return submit.call(this);
+  };
 
   // ---- clipboard ----
   function copy(text) {
@@ -145,5 +152,7 @@ function (sdk) {
     if (settled) wanted = null;
   }
   sdk.on("focus", takeFocus);
-  window.addEventListener("focus", function () { setTimeout(takeFocus, 0); });
+  var later = function () { setTimeout(takeFocus, 0); }; // after the click's own focus change
+  window.addEventListener("focus", later);
+  window.addEventListener("pointerdown", later, true);
 }

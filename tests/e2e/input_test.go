@@ -88,7 +88,7 @@ func clickInApp(t testing.TB, p page, appID, selector string) {
 	}
 	x, y := frame.X+r.X+r.W/2, frame.Y+r.Y+r.H/2
 	var hit string
-	eval(t, p, &hit, `const e = document.elementFromPoint(%v, %v); return e === document.querySelector('.mini-app-window[data-app-id=%s] .mini-app-bridge') ? "" : (e ? e.outerHTML.slice(0, 120) : "nothing") + " at %v,%v of " + innerWidth + "x" + innerHeight;`, x, y, js(appID), x, y)
+	eval(t, p, &hit, `await new Promise((f) => requestAnimationFrame(() => requestAnimationFrame(f))); const e = document.elementFromPoint(%v, %v); return e === document.querySelector('.mini-app-window[data-app-id=%s] .mini-app-bridge') ? "" : (e ? e.outerHTML.slice(0, 120) : "nothing") + " at %v,%v of " + innerWidth + "x" + innerHeight;`, x, y, js(appID), x, y)
 	if hit != "" {
 		t.Fatalf("the room would not deliver a click on %s to the app: %s", selector, hit)
 	}
