@@ -60,8 +60,8 @@ func openWebKit(t *testing.T) *webkit {
 		}
 	}
 	raw, err := w.do("POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"unhandledPromptBehavior": "dismiss",
-		"proxy":                   map[string]any{"proxyType": "manual", "httpProxy": refuse, "sslProxy": refuse, "noProxy": []string{"127.0.0.1", "localhost"}},
+		"unhandledPromptBehavior":  "dismiss",
+		"proxy":                    map[string]any{"proxyType": "manual", "httpProxy": refuse, "sslProxy": refuse, "noProxy": []string{"127.0.0.1", "localhost"}},
 		"webkitgtk:browserOptions": map[string]any{"binary": miniBrowser, "args": []string{"--automation"}},
 	}}})
 	var s struct {
