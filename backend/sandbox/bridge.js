@@ -83,7 +83,6 @@
       case "call": onCall(d); break;
       case "ping": onPing(d); break;
       case "reload": reset(); if (inner) inner.remove(); createInner(); break;
-      case "focus": focusApp(); break;
     }
   }
 
@@ -280,22 +279,6 @@
 
     };
   })();
-
-  // focusApp hands the keyboard on to the app, now and again once this document has it (the room's
-  // focus() reaches the bridge asynchronously when the frames run in other processes).
-  function focusApp() {
-    var go = function () { if (!inner) return; inner.focus(); if (innerPort) innerPort.postMessage({ type: "focus" }); };
-    go();
-    if (!document.hasFocus()) window.addEventListener("focus", go, { once: true });
-  }
-
-  // focusApp hands the keyboard on to the app, now and again once this document has it (the room's
-  // focus() reaches the bridge asynchronously when the frames run in other processes).
-  function focusApp() {
-    var go = function () { if (!inner) return; inner.focus(); if (innerPort) innerPort.postMessage({ type: "focus" }); };
-    go();
-    if (!document.hasFocus()) window.addEventListener("focus", go, { once: true });
-  }
 
   // endCall forgets a call in flight; a "needs you" state it raised ends with it.
   function endCall(cid, c) {

@@ -1,5 +1,5 @@
 /* SDK section: what a page expects of a browser, mediated by the room (docs/webmcp.md): downloads (<a
- * download>, blob: and data: links, location = blob:) go to the room, which saves the bytes; clipboard
+ * download>, blob: and data: links) go to the room, which saves the bytes; clipboard
  * writes (navigator.clipboard.writeText, document.execCommand("copy")) go to the room, which copies on the
  * person's gesture (the bridge checks it); autofocus and early focus() calls take effect once the room gives
  * the app the keyboard. The section is a function of the SDK's `sdk` object (sdk.js). */
@@ -44,12 +44,17 @@ function (sdk) {
     }).catch(function (err) { warn("the download was not saved", err); });
   }
   function saveLink(a) { save(a.href, a.getAttribute("download") || ""); }
+  // A page that prevents its own link's default keeps it. The confinement (confine.js) prevents every link
+  // out of the app's folder too, blob: and data: included, with its own reference to preventDefault: so
+  // only the page's calls, through the prototype, are counted here.
+  var pagePrevented = new WeakSet(), preventDefault = Event.prototype.preventDefault;
+  Event.prototype.preventDefault = function () { pagePrevented.add(this); return preventDefault.apply(this, arguments); };
   window.addEventListener("click", function (e) {
     var a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
-    if (!a || !isDownload(a) || e.defaultPrevented) return;
-    e.preventDefault();
+    if (!a || !isDownload(a) || pagePrevented.has(e)) return;
+    preventDefault.call(e);
     saveLink(a);
-  }); // bubbling, so a page that prevents its own link's default keeps it
+  }); // bubbling, after the page's own handlers
   var click = HTMLElement.prototype.click;
   HTMLElement.prototype.click = function () {
     // A link that is not in the document (the usual a = createElement("a"); a.click()) sends its click
@@ -57,16 +62,6 @@ function (sdk) {
     if (this instanceof HTMLAnchorElement && !this.isConnected && isDownload(this)) return saveLink(this);
     return click.call(this);
   };
-  // location = blob:… and links we did not see (where the engine has the Navigation API).
-  if (window.navigation && typeof window.navigation.addEventListener === "function") {
-    window.navigation.addEventListener("navigate", function (e) {
-      var url = e.destination && e.destination.url;
-      if (!url || !(e.downloadRequest != null || /^(blob|data):/i.test(url)) || !e.cancelable) return;
-      e.preventDefault();
-      save(url, e.downloadRequest || "");
-    });
-  }
-
   // ---- forms ----
   // A form may submit within the app (its CSP's form-action names the app's own URL). One that goes
   // elsewhere is refused by that policy anyway; refusing it here first keeps the app's page (Chromium
@@ -131,28 +126,37 @@ function (sdk) {
   } });
 
   // ---- focus ----
-  // A frame that does not have the keyboard may not take it (autofocus is blocked in a cross-origin frame,
-  // and so are early focus() calls). The element the page wanted is focused when the app gets the keyboard:
-  // the room gives it on launch, or the person clicks into the app (then only if the click itself focused
-  // nothing, so the person's choice wins).
-  var wanted = null, settled = false;
+  // A frame that does not have the keyboard may not take it: autofocus is blocked in a cross-origin frame,
+  // and so are focus() calls, and the room closes an app whose frame takes the focus without having been
+  // handed the keyboard (frontend/room/src/keyboard.js; WebKit lets a frame the person once pressed in
+  // take it). So a focus() while the frame lacks the keyboard is kept for later, not passed on, and the
+  // element the page wanted is focused once the frame has the keyboard: the room handed it over (a launch
+  // by the person) or the person pressed in the app (only an app with the keyboard gets presses).
+  // document.hasFocus() alone does not say it: a frame in another process than the room's may have the
+  // keyboard without its page being told (headless Chromium), so a press of the person's counts too.
+  var wanted = null, settled = false, pressed = false;
   var focus = HTMLElement.prototype.focus;
+  function hasKeyboard() { return pressed || document.hasFocus(); }
   HTMLElement.prototype.focus = function () {
-    if (!document.hasFocus()) { wanted = this; settled = false; }
-    return focus.apply(this, arguments);
+    if (hasKeyboard()) return focus.apply(this, arguments);
+    wanted = this;
+    settled = false;
   };
   function takeFocus() {
-    if (settled) return;
+    if (settled || !hasKeyboard()) return;
+    settled = true;
     var a = document.activeElement;
-    if (a && a !== document.body && a !== document.documentElement) { settled = true; return; } // the person chose
+    if (a && a !== document.body && a !== document.documentElement) return; // the person chose
     var el = wanted && wanted.isConnected ? wanted : document.querySelector("[autofocus]");
-    if (!el) { settled = true; return; }
-    focus.call(el);
-    settled = document.activeElement === el; // a frame without the keyboard tries again when it gets it
-    if (settled) wanted = null;
+    wanted = null;
+    if (el) focus.call(el);
   }
-  sdk.on("focus", takeFocus);
-  var later = function () { setTimeout(takeFocus, 0); }; // after the click's own focus change
+  var later = function () { setTimeout(takeFocus, 0); }; // after the press's own focus change
   window.addEventListener("focus", later);
-  window.addEventListener("pointerdown", later, true);
+  window.addEventListener("blur", function () { pressed = false; });
+  window.addEventListener("pointerdown", function (e) {
+    if (!e.isTrusted) return;
+    pressed = true;
+    later();
+  }, true);
 }

@@ -108,7 +108,6 @@
       send(m);
     });
   }
-  var handlers = {}; // bridge → app messages the sections handle, by type
 
   function reply(callId, ok, value) {
     if (!port || !running.delete(callId)) return; // one answer per call; a cancelled call gets none
@@ -184,7 +183,6 @@
         if (d.ok === true) a.resolve(); else a.reject(new DOMException(String(d.message || "refused"), "NotAllowedError"));
         break;
       }
-      default: if (typeof handlers[d.type] === "function") handlers[d.type](d);
     }
   }
 
@@ -269,7 +267,6 @@
   // What the sections (sdk-*.js) get: the port, the tool table and the helpers above.
   var sdk = Object.freeze({
     send: send, ask: ask, notice: notice, define: define, fire: fire,
-    on: function (type, fn) { handlers[type] = fn; },
     declare: declare, unregister: unregisterTool
   });
   for (var i = 0; i < sections.length; i++) {

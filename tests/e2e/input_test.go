@@ -52,6 +52,14 @@ func focusWindow(t testing.TB, p page) {
 	}
 }
 
+// hasKeyboard reports whether the room has handed the app the keyboard (its frame is not inert).
+func hasKeyboard(t testing.TB, p page, appID string) bool {
+	t.Helper()
+	var has bool
+	eval(t, p, &has, `return !document.querySelector('.mini-app-window[data-app-id=%s] .mini-app-body').inert;`, js(appID))
+	return has
+}
+
 type clicker interface {
 	page
 	click(x, y float64) error
@@ -65,6 +73,19 @@ func clickInApp(t testing.TB, p page, appID, selector string) {
 	c, ok := p.(clicker)
 	if !ok {
 		t.Fatalf("%s cannot click", p.name())
+	}
+	// Windows cascade as apps open; the one clicked moves to the top left, so the whole frame is on screen.
+	eval(t, p, nil, `const w = document.querySelector('.mini-app-window[data-app-id=%s]'); w.style.left = "0px"; w.style.top = "0px"; return true;`, js(appID))
+	// An app that does not have the keyboard is inert: the person's first press on it only hands it the
+	// keyboard (frontend/room/src/keyboard.js), and the next one reaches it.
+	if !hasKeyboard(t, p, appID) {
+		var mid struct{ X, Y float64 }
+		eval(t, p, &mid, `const r = document.querySelector('.mini-app-window[data-app-id=%s] .mini-app-body').getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2};`, js(appID))
+		if err := c.click(mid.X, mid.Y); err != nil {
+			t.Fatalf("%s: press to hand over the keyboard: %v", p.name(), err)
+		}
+		waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "the app to get the keyboard",
+			`return !document.querySelector('.mini-app-window[data-app-id=`+js(appID)+`] .mini-app-body').inert;`)
 	}
 	// The app's viewport follows its frame's size asynchronously (a notice above the frame resizes it):
 	// measure until both sides agree.

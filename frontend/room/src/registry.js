@@ -17,6 +17,7 @@ import { call, on, roomId, isDesktop, requests } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
 import { appNotice, saveDownload, copyText, needsYou } from "./mediation.js";
+import { handOver } from "./keyboard.js";
 
 // A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
 // settles a call whose bridge froze.
@@ -138,7 +139,7 @@ class MiniApp {
     }
     if (first && !this.closed) {
       logActivity(this.title, "ready", this.tools.map((t) => t.name).join(", ") || "(no tools)");
-      if (this.loads === 1) this.giveFocus();
+      if (this.loads === 1 && this.byPerson) this.giveFocus();
       const w = this.waiters; this.waiters = [];
       for (const x of w) x.resolve(this.summary());
     }
@@ -150,12 +151,13 @@ class MiniApp {
     this.win.setStatus(`${n} tool${n === 1 ? "" : "s"}${r ? ` · ${r} refused` : ""}`);
   }
 
-  // giveFocus hands the keyboard to the app (on launch): the frame, then whatever the page wanted focused
-  // (autofocus, or a focus() it called before it had the keyboard).
+  // giveFocus hands the keyboard to an app the person launched (keyboard.js owns who has it; a launch by
+  // voice or MCP never takes the person's keys), unless they are typing in the room right now. The app's
+  // page then focuses what it wanted (autofocus, or a focus() it called before it had the keyboard).
   giveFocus() {
-    if (!this.frame || !this.port) return;
-    this.frame.focus();
-    this.port.postMessage({ type: "focus" });
+    const a = document.activeElement;
+    if (a && (a.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName))) return;
+    if (this.win) handOver(this.win.el);
   }
 
   unloaded() {
@@ -308,6 +310,7 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
     throw new LaunchError("mini-apps-disabled", guardMessage());
   }
   const app = new MiniApp(info, req);
+  app.byPerson = by === "person"; // only a launch the person made hands the app the keyboard (giveFocus)
   apps.set(app.appId, app);
   track({ op: "launch", appId: app.appId, title: app.title, request: relaunchRequest(info, req), by });
   lastFocus = app.appId;
