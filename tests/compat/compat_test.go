@@ -88,12 +88,14 @@ func TestCompat(t *testing.T) {
 	room := startVoicebox(t, site)
 	cdn := loadCDN(t)
 
-	var results []result
-	results = append(results, runEngine(t, openChromium(t, cdn), pages, plain.URL, room)...)
+	// make compat runs with -v, so each engine's table shows as soon as it is done, whatever comes next.
+	results := runEngine(t, openChromium(t, cdn), pages, plain.URL, room)
+	t.Log("\n" + render(results))
 	if full {
-		results = append(results, runEngine(t, openWebKit(t), pages, plain.URL, room)...)
+		more := runEngine(t, openWebKit(t), pages, plain.URL, room)
+		t.Log("\n" + render(more))
+		results = append(results, more...)
 	}
-	t.Log("\n" + render(results)) // make compat runs with -v, so the table shows whatever the outcome
 	if !full {
 		for _, r := range results {
 			if v := r.verdict(); v != "same" {
@@ -199,7 +201,8 @@ func loadCDN(t *testing.T) cdnRoutes {
 	return out
 }
 
-// startVoicebox runs `voicebox serve` with the site as its workspace and returns the room's URL.
+// startVoicebox runs `voicebox serve` with the site as its workspace and returns the room's URL as it
+// printed it.
 func startVoicebox(t *testing.T, workspace string) string {
 	t.Helper()
 	bin, err := testbin.Path()
@@ -225,7 +228,7 @@ func startVoicebox(t *testing.T, workspace string) string {
 	}()
 	select {
 	case u := <-urls:
-		return strings.TrimSuffix(u, "/")
+		return u // with the run's secret (?token=…): the first visit trades it for the room's cookie
 	case <-time.After(30 * time.Second):
 		t.Fatal("voicebox serve did not print its room URL")
 	}
@@ -267,7 +270,7 @@ func runEngine(t *testing.T, b browser, pages []pageSpec, plainURL, roomURL stri
 			r.browserTools = tools
 		}
 	}
-	if err := b.open(roomURL + "/"); err != nil {
+	if err := b.open(roomURL); err != nil {
 		t.Fatalf("%s: open the room: %v", b.name(), err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
