@@ -39,7 +39,6 @@ const (
 	CodeLaunchFailed  = "launch-failed"  // the room could not open the app
 	CodeRoomGone      = "room-gone"      // the room went away while the request was in flight
 	CodeRoomReloaded  = "room-reloaded"  // the desktop restarted a room that stopped answering while the request was in flight
-	CodeCancelled     = "call-cancelled" // the caller gave up
 	CodeLaunchTimeout = "launch-timeout" // the app did not become ready within LaunchTimeout (it is closed)
 	CodeRoomTimeout   = "room-timeout"   // the room did not answer a close
 )

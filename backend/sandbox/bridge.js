@@ -81,6 +81,7 @@
     if (!d || typeof d !== "object") return;
     switch (d.type) {
       case "call": onCall(d); break;
+      case "cancel": onCancel(d); break;
       case "ping": onPing(d); break;
       case "reload": reset(); if (inner) inner.remove(); createInner(); break;
     }
@@ -95,12 +96,21 @@
     var timer = setTimeout(function () {
       var c = calls.get(cid);
       if (!c) return;
-      endCall(cid, c);
+      cancelInApp(cid, c);
       answer(d.id, refusal("tool-timeout", TIMEOUT_MSG));
-      if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid, name: t.name }); // its client.signal aborts
     }, TIMEOUT);
-    calls.set(cid, { id: d.id, timer: timer, attention: false });
+    calls.set(cid, { id: d.id, name: t.name, timer: timer, attention: false });
     innerPort.postMessage({ type: "call_tool", callId: cid, name: t.name, args: v.args });
+  }
+
+  // onCancel ends a call the room's caller gave up on: it is answered `cancelled`, the app is told to abort
+  // it (its execute's signal), and what the app still answers is dropped.
+  function onCancel(d) {
+    calls.forEach(function (c, cid) {
+      if (c.id !== d.id) return;
+      cancelInApp(cid, c);
+      answer(d.id, refusal("cancelled", "the caller cancelled the call"));
+    });
   }
 
   // ---- the inner frame ----
@@ -285,6 +295,12 @@
     calls.delete(cid);
     clearTimeout(c.timer);
     if (c.attention) toRoom({ type: "attention", on: false });
+  }
+  // cancelInApp ends a call the bridge has answered without the app: its execute's signal aborts and
+  // toolcancel fires there; what the app still answers is dropped.
+  function cancelInApp(cid, c) {
+    endCall(cid, c);
+    if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid, name: c.name });
   }
 
   // selfRefused is the verdict for a declaration the SDK itself says the contract cannot take (a form whose

@@ -162,7 +162,7 @@
         var ac = running.get(d.callId);
         if (!ac) break;
         running.delete(d.callId);
-        ac.abort(new DOMException("the call ran out of time", "AbortError"));
+        ac.abort(new DOMException("the call was cancelled", "AbortError"));
         fire("toolcancel", String(d.name || ""));
         break;
       }

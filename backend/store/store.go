@@ -129,10 +129,11 @@ type Store struct {
 	// trash is where deletes move files and how to undo them (trash.go).
 	trash trashState
 
-	// mu guards snap and wsPublic.
+	// mu guards snap, wsPublic and scanned.
 	mu       sync.RWMutex
 	snap     *snapshot
 	wsPublic string
+	scanned  []ScannedRoot
 
 	subMu   sync.Mutex
 	subs    map[int]chan struct{}

@@ -4,6 +4,7 @@
 // said in alert()/confirm()/prompt() as notices on its pop-over, and shows when an app needs the person.
 import { call, isDesktop } from "./transport.js";
 import { el, logActivity } from "./ui.js";
+import { copyText } from "./clipboard.js";
 
 const NOTICES_PER_WINDOW = 3;
 
@@ -78,11 +79,12 @@ function base64(blob) {
   });
 }
 
-// copyText puts the app's text on the clipboard (the bridge checked the person's gesture).
-export async function copyText(app, text) {
+// copyForApp puts the app's text on the clipboard (the bridge checked the person's gesture). The desktop
+// copies through Go: WebKitGTK lets the room write only inside a gesture of its own.
+export async function copyForApp(app, text) {
   try {
     if (isDesktop()) await call("RoomService.CopyText", text);
-    else await navigator.clipboard.writeText(text);
+    else await copyText(text);
     notice(app, `Copied ${text.length} character${text.length === 1 ? "" : "s"}`);
   } catch (err) {
     notice(app, `Not copied: ${err.message}`);
