@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -465,6 +466,28 @@ func TestDisarmDeclarativeShadowRoots(t *testing.T) {
 	} {
 		if got := DisarmDeclarativeShadowRoots(in); got != want {
 			t.Errorf("DisarmDeclarativeShadowRoots(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The bridge refuses only with the codes of the one table (toolcontract's Code… constants): a code it
+// spells differently would reach the room and the models as an unknown word.
+func TestBridgeCodesAreTheTables(t *testing.T) {
+	table := map[string]bool{}
+	for _, c := range []string{toolcontract.CodeUnknownTool, toolcontract.CodeToolTimeout, toolcontract.CodeOutputOverBudget,
+		toolcontract.CodeToolError, toolcontract.CodeCancelled, toolcontract.CodeDuplicateTool, toolcontract.CodeTooManyTools,
+		toolcontract.CodeInvalidToolParameters, toolcontract.CodeDownloadRefused, toolcontract.CodeDownloadTooLarge,
+		toolcontract.CodeCopyTooLarge, toolcontract.CodeNeedsGesture} {
+		table[c] = true
+	}
+	s := New(Options{RoomOrigin: room}, bridge)
+	found := regexp.MustCompile(`(?:refusal\(|mediationAnswer\(d, false, |refused: )"([a-z-]+)"`).FindAllStringSubmatch(string(s.bridgeJS), -1)
+	if len(found) < 8 {
+		t.Fatalf("found %d refusals in bridge.js: the pattern no longer matches how it refuses", len(found))
+	}
+	for _, m := range found {
+		if !table[m[1]] {
+			t.Errorf("bridge.js refuses with %q, which is not a code of toolcontract's table", m[1])
 		}
 	}
 }

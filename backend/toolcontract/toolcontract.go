@@ -110,6 +110,12 @@ const (
 	CodeOutputOverBudget = "output-over-budget"
 	CodeToolError        = "tool-error"
 	CodeCancelled        = "cancelled" // the caller gave up on the call (the Tool Console's Cancel, a model's cancelled turn)
+
+	// What the bridge answers a page's download or copy it will not hand the room (docs/webmcp.md).
+	CodeDownloadRefused  = "download-refused"   // not bytes
+	CodeDownloadTooLarge = "download-too-large" // over sandbox.MaxDownloadBytes
+	CodeCopyTooLarge     = "copy-too-large"     // over sandbox.MaxCopyChars
+	CodeNeedsGesture     = "needs-gesture"      // no click or key press of the person in the app
 )
 
 // Refusal is a structured refusal: {"refused": code, "path": "/points",
