@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"os/exec"
 	"path"
@@ -69,11 +70,18 @@ func (c *chromium) call(fn func(ctx context.Context, tg *chromedp.Target) error)
 	return err
 }
 
+// isLoopback says whether a request stays on this machine: the room, the plain pages and the sandbox's
+// sites, which `voicebox serve` puts on 127.0.0.2 and up (a site per launch, docs/sandbox.md).
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
 // answer lets loopback requests through, answers the CDN's with their stand-ins, and fails the rest.
 func (c *chromium) answer(e *fetch.EventRequestPaused, cdn cdnRoutes) {
 	u, err := url.Parse(e.Request.URL)
 	_ = c.call(func(ctx context.Context, tg *chromedp.Target) error {
-		if err == nil && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost") {
+		if err == nil && isLoopback(u.Hostname()) {
 			_, err := cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 			return err
 		}

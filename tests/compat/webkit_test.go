@@ -1,10 +1,8 @@
 package compat
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/tests/testbin"
+	"github.com/voicebox/voicebox/tests/webdriver"
 )
 
 // MiniBrowser ships with libwebkit2gtk-4.1-0; WebKitWebDriver with webkit2gtk-driver.
@@ -61,7 +60,7 @@ func openWebKit(t *testing.T) *webkit {
 	}
 	raw, err := w.do("POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
 		"unhandledPromptBehavior":  "dismiss",
-		"proxy":                    map[string]any{"proxyType": "manual", "httpProxy": refuse, "sslProxy": refuse, "noProxy": []string{"127.0.0.1", "localhost"}},
+		"proxy":                    map[string]any{"proxyType": "manual", "httpProxy": refuse, "sslProxy": refuse, "noProxy": []string{"127.0.0.0/8", "localhost"}},
 		"webkitgtk:browserOptions": map[string]any{"binary": miniBrowser, "args": []string{"--automation"}},
 	}}})
 	var s struct {
@@ -92,26 +91,7 @@ func refusingProxy(t *testing.T) string {
 }
 
 func (w *webkit) do(method, path string, body any) (json.RawMessage, error) {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, w.base+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := w.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	var env struct {
-		Value json.RawMessage `json:"value"`
-	}
-	b, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(b, &env); err != nil || res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("webdriver %s %s: %d %s", method, path, res.StatusCode, b)
-	}
-	return env.Value, nil
+	return webdriver.Do(w.client, w.base, method, path, body)
 }
 
 func (w *webkit) name() string { return "webkitgtk" }
