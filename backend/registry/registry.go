@@ -76,7 +76,7 @@ type Reply struct {
 	AppID   string          `json:"appId,omitempty"` // launch: the app that opened
 }
 
-// Outcome is what a caller gets back: a result, or a structured refusal with the seed's codes.
+// Outcome is what a caller gets back: a result, or a structured refusal with the tool contract's codes.
 type Outcome struct {
 	OK      bool            `json:"ok"`
 	Result  json.RawMessage `json:"result,omitempty"`

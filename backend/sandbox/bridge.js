@@ -1,6 +1,6 @@
-/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (seed 000, sections 2, 3
- * and 5). It runs on the asset server's origin, never the room's. The room's origin is injected by the server
- * into #voicebox-bridge-config; nothing is read from the URL.
+/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (docs/sandbox.md,
+ * "Origins and frames" and "Protocol"). It runs on the asset server's origin, never the room's. The room's
+ * origin is injected by the server into #voicebox-bridge-config; nothing is read from the URL.
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
  * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else

@@ -1,4 +1,4 @@
-// The room's MiniAppRegistry (seed 000, sections 2 and 3). It opens each mini-app in a bridge frame served
+// The room's MiniAppRegistry (docs/sandbox.md, "Origins and frames"). It opens each mini-app in a bridge frame served
 // by the asset server on a foreign origin, keeps a private MessagePort to each bridge, and is the one place
 // the room (Tool Console), the voice session, external callers through Go, and automation call tools:
 //
