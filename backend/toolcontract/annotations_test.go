@@ -34,7 +34,7 @@ func TestReadOnlyHintInDeclarations(t *testing.T) {
 	ro := mustTool(t, `{"name":"look","description":"Read the board","parameters":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
 	rw := mustTool(t, `{"name":"set","description":"Set the board","parameters":{"type":"object"},"annotations":{"readOnlyHint":false}}`)
 	for _, provider := range []string{ProviderOpenAI, ProviderGemini} {
-		decls, _, err := FunctionDeclarations(provider, []AppTools{{AppID: "app_b", Slug: "b", Tools: []*Tool{ro, rw}}})
+		decls, _, err := declare(provider, []AppTools{{AppID: "app_b", Slug: "b", Tools: []*Tool{ro, rw}}})
 		if err != nil {
 			t.Fatal(err)
 		}
