@@ -11,11 +11,15 @@ export const TYPES = {
   // room → bridge, on the room's port
   toBridge: ["call", "cancel", "reload", "ping"],
   // bridge → room, on the room's port
-  fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing", "app_error"],
+  // (notice, download, clipboard, attention: what the room does for the app, docs/webmcp.md; app_error: the
+  // app's own uncaught errors, docs/room.md)
+  fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing", "notice", "download", "clipboard", "attention",
+    "app_error"],
   // bridge → app, on the app's port
-  toApp: ["call_tool", "cancel_call", "register_result", "ping"],
+  toApp: ["call_tool", "cancel_call", "register_result", "ping", "answer"],
   // app → bridge, on the app's port
-  fromApp: ["register_tool", "unregister_tool", "ready", "loaded", "unloading", "tool_result", "pong", "app_error"],
+  fromApp: ["register_tool", "unregister_tool", "ready", "loaded", "unloading", "tool_result", "pong",
+    "notice", "download", "clipboard", "attention", "app_error"],
   // Go → room, on the room's request channel (backend/registry: Op…)
   requestOps: ["call", "launch", "close", "cancel"],
 };
@@ -51,7 +55,7 @@ export function fromBridge(d) {
       return typeof d.id === "number" ? { type: "pong", id: d.id } : null;
     case "ready":
     case "tools":
-      return { ...d, tools: list(d.tools) };
+      return { ...d, tools: list(d.tools), refused: list(d.refused) }; // refused: the contract's verdicts
     case "unloaded":
       return { type: "unloaded" };
     case "verdict":
@@ -61,6 +65,15 @@ export function fromBridge(d) {
     case "app_error": // the app's uncaught error or unhandled rejection (apperrors.js)
       return { type: "app_error", kind: d.kind === "rejection" ? "rejection" : "error", message: text(d.message), file: text(d.file),
         line: Number.isInteger(d.line) && d.line > 0 ? d.line : 0, column: Number.isInteger(d.column) && d.column > 0 ? d.column : 0 };
+    // The bridge has checked these: the bounds, the person's gesture, the call in flight (docs/webmcp.md).
+    case "notice":
+      return { type: "notice", kind: text(d.kind), text: text(d.text) };
+    case "download":
+      return d.blob instanceof Blob ? { type: "download", name: text(d.name), blob: d.blob } : null;
+    case "clipboard":
+      return { type: "clipboard", text: text(d.text) };
+    case "attention":
+      return { type: "attention", on: d.on === true };
   }
   return TYPES.fromBridge.includes(d.type) ? d : null;
 }
