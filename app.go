@@ -26,6 +26,7 @@ import (
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/frontend"
 )
@@ -47,6 +48,7 @@ func runDesktop(cmd cli.Command) int {
 	if err != nil {
 		return fail(err)
 	}
+	trace.Mark("host-ready")
 	defer h.Close()
 	cwd, _ := os.Getwd()
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
@@ -55,6 +57,7 @@ func runDesktop(cmd cli.Command) int {
 	if err := app.installGuard(); err != nil {
 		return fail(err)
 	}
+	trace.WatchWebView()
 	err = wails.Run(&options.App{
 		Title:            "Voicebox",
 		Width:            1280,
@@ -290,7 +293,10 @@ func (a *App) roomConfig() services.RoomConfig {
 type RoomService struct{ app *App }
 
 // Config tells the room where it runs.
-func (r *RoomService) Config() (services.RoomConfig, error) { return r.app.roomConfig(), nil }
+func (r *RoomService) Config() (services.RoomConfig, error) {
+	trace.Mark("room-config") // the room's modules run: its first call
+	return r.app.roomConfig(), nil
+}
 
 // OpenFolder lets the person pick the workspace. It returns nil if they cancelled.
 func (r *RoomService) OpenFolder() (*services.RoomConfig, error) { return r.app.openFolder() }

@@ -86,17 +86,42 @@ func warmGStreamer(t *testing.T) {
 
 // app is a running voicebox with its output collected.
 type app struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{} // closed when the process has exited; err is its exit error
-	err  error
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	out    bytes.Buffer
+	stamps []stamp      // when each write arrived (benchmarks time log lines by them)
+	done   chan struct{} // closed when the process has exited; err is its exit error
+	err    error
+}
+
+// stamp says that the output up to end had arrived at at.
+type stamp struct {
+	at  time.Time
+	end int
 }
 
 func (a *app) Write(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.out.Write(p)
+	n, err := a.out.Write(p)
+	a.stamps = append(a.stamps, stamp{time.Now(), a.out.Len()})
+	return n, err
+}
+
+// seenAt is when the output first contained sub (false: not yet).
+func (a *app) seenAt(sub string) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := strings.Index(a.out.String(), sub)
+	if i < 0 {
+		return time.Time{}, false
+	}
+	for _, s := range a.stamps {
+		if s.end >= i+len(sub) {
+			return s.at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (a *app) output() string {
@@ -111,6 +136,12 @@ func (s *session) start(t *testing.T, args ...string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s.startBin(t, bin, args...)
+}
+
+// startBin runs bin (a voicebox, or the engine alone in a benchmark) in the session.
+func (s *session) startBin(t *testing.T, bin string, args ...string) *app {
+	t.Helper()
 	a := &app{done: make(chan struct{})}
 	a.cmd = exec.Command(bin, args...)
 	a.cmd.Env = s.env
