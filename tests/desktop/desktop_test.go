@@ -89,7 +89,7 @@ type app struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
 	out    bytes.Buffer
-	stamps []stamp      // when each write arrived (benchmarks time log lines by them)
+	stamps []stamp       // when each write arrived (benchmarks time log lines by them)
 	done   chan struct{} // closed when the process has exited; err is its exit error
 	err    error
 }

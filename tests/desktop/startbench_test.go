@@ -193,7 +193,7 @@ func engineRun(t *testing.T, s *session, p *pinger, page string) (time.Duration,
 // oursRun is one cold run of `voicebox --mcp --workspace W --data D hello.html`: its trace marks until
 // the tool is listed through `voicebox mcp`, then its memory with that app and with five.
 type oursRun struct {
-	marks     map[string]time.Duration
+	marks      map[string]time.Duration
 	pss1, pss5 int
 	by1, by5   map[string]int
 }
