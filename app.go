@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"log"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,9 +20,11 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/voicebox/voicebox/backend/cli"
+	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/instance"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
@@ -42,15 +43,25 @@ type App struct {
 	guard desktopGuard
 }
 
-// runDesktop opens the window and blocks until it closes.
+// runDesktop opens the window and blocks until it closes. A Voicebox already running on the same data
+// folder gets this launch's files instead, before anything is opened here (backend/instance).
 func runDesktop(cmd cli.Command) int {
-	h, err := openHost(cmd, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
+	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
+	if err != nil {
+		return fail(err)
+	}
+	cwd, _ := os.Getwd()
+	id := instance.ID(paths.Data)
+	if instance.HandOver(id, os.Args[1:], cwd) {
+		log.Printf("handed %d file(s) to the Voicebox already running on %s", len(cmd.Files), paths.Data)
+		return 0
+	}
+	h, err := host.New(paths, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
 	if err != nil {
 		return fail(err)
 	}
 	trace.Mark("host-ready")
 	defer h.Close()
-	cwd, _ := os.Getwd()
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
 	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
@@ -71,7 +82,7 @@ func runDesktop(cmd cli.Command) int {
 		Bind:             desktopBindings(h, room),
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
-			UniqueId:               instanceID(h.Paths.Data),
+			UniqueId:               id,
 			OnSecondInstanceLaunch: app.secondInstance,
 		},
 		// DisableWebViewDrop would unset the webview as a GTK drop target in Wails v2.9.2, and no file drop
@@ -117,13 +128,6 @@ func roomCSP(bridgeOrigin string) assetserver.Middleware {
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// instanceID keys the single-instance lock by data folder, so two Voiceboxes on different data folders
-// (a test beside a person's own) do not hand files to each other.
-func instanceID(data string) string {
-	sum := sha256.Sum256([]byte(data))
-	return "dev.voicebox.desktop." + hex.EncodeToString(sum[:6])
 }
 
 func (a *App) startup(ctx context.Context) {

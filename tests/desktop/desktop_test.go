@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/tests/testbin"
 )
 
@@ -264,8 +265,14 @@ func TestWindowRendersAndQuitsFromTheMenu(t *testing.T) {
 	}
 }
 
+// TestSecondLaunchHandsFilesToTheRunningWindow: a second launch on the same data folder gives its file
+// to the window already running and exits, and it hands over first: it never opens a host of its own
+// (no store, no asset server, no window). Both run with the start trace on (backend/trace): the first
+// marks "host-ready" once its host is open, the second must mark only "main". On main before the
+// hand-over moved first, the second launch opened its host before Wails' lock sent the files.
 func TestSecondLaunchHandsFilesToTheRunningWindow(t *testing.T) {
 	s := startSession(t)
+	s.env = append(s.env, trace.Env+"=1")
 	ws, data, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
 	page := filepath.Join(elsewhere, "handed.html")
 	if err := os.WriteFile(page, []byte("<!doctype html><title>Handed</title>"), 0o644); err != nil {
@@ -279,6 +286,16 @@ func TestSecondLaunchHandsFilesToTheRunningWindow(t *testing.T) {
 	case <-second.done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the second launch did not hand over and exit")
+	}
+	mark := func(stage string) string { return trace.Prefix + " " + stage + " " }
+	if !strings.Contains(first.output(), mark("host-ready")) {
+		t.Fatalf("the first launch never traced %q: the check below would prove nothing\n%s", mark("host-ready"), first.output())
+	}
+	if out := second.output(); !strings.Contains(out, mark("main")) || strings.Contains(out, mark("host-ready")) {
+		t.Fatalf("the second launch opened a host of its own before handing over (want a trace of main only):\n%s", out)
+	}
+	if second.err != nil || !strings.Contains(second.output(), "handed 1 file(s) to the Voicebox already running") {
+		t.Fatalf("the second launch exited with %v, output:\n%s", second.err, second.output())
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	want := fmt.Sprintf("opened %s", page)
