@@ -337,6 +337,8 @@ func list(d []time.Duration, f func(time.Duration) string) string {
 // watchdog recovery, and a second launch's hand-over. Only with VOICEBOX_BENCH=1:
 //
 //	VOICEBOX_BENCH=1 go test -tags desktop,production,webkit2_41 -run TestBenchmarkDesktop -v -timeout 30m ./tests/desktop
+//
+// (-run TestBenchmarkDesktop/ColdStartAndMemory or /RecoveryAndSecondLaunch runs one half.)
 func TestBenchmarkDesktop(t *testing.T) {
 	if os.Getenv("VOICEBOX_BENCH") != "1" {
 		t.Skip("set VOICEBOX_BENCH=1 to run the desktop benchmark")
@@ -348,10 +350,18 @@ func TestBenchmarkDesktop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bins := []struct{ label, path string }{{"voicebox", bin}}
+	bins := []benchBin{{"voicebox", bin}}
 	if before := os.Getenv("VOICEBOX_BENCH_BEFORE"); before != "" {
-		bins = append([]struct{ label, path string }{{"before", before}}, bins...)
+		bins = append([]benchBin{{"before", before}}, bins...)
 	}
+	t.Run("ColdStartAndMemory", func(t *testing.T) { benchStart(t, bins) })
+	t.Run("RecoveryAndSecondLaunch", func(t *testing.T) { benchRecovery(t, bins) })
+}
+
+type benchBin struct{ label, path string }
+
+// benchStart is the cold start and memory part of TestBenchmarkDesktop.
+func benchStart(t *testing.T, bins []benchBin) {
 	s := startSession(t)
 	p := newPinger(t)
 	page := filepath.Join(t.TempDir(), "hello-1.html")
@@ -421,6 +431,11 @@ func TestBenchmarkDesktop(t *testing.T) {
 		t.Logf("%s: PSS with five apps: %s = %.2f× the engine with one page (last run: %s)",
 			b.label, mb(medianInt(p5)), float64(medianInt(p5))/float64(floorPSS), byName(runs[len(runs)-1].by5))
 	}
+}
+
+// benchRecovery is the watchdog and second-launch part of TestBenchmarkDesktop.
+func benchRecovery(t *testing.T, bins []benchBin) {
+	s := startSession(t)
 
 	recov := make([][]time.Duration, len(bins))
 	hand := make([][]time.Duration, len(bins))
