@@ -133,11 +133,12 @@ func roomCSP(bridgeOrigin string) assetserver.Middleware {
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	a.setLiveContext(ctx)
+	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.
+	// Before the store is watched: MCP's callers wait for the store's first scan only if they read it.
+	a.host.StartMCP(a.mcp, "desktop", version)
 	if err := a.host.Start(ctx); err != nil {
 		runtime.LogErrorf(ctx, "start: %v", err)
 	}
-	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.
-	a.host.StartMCP(a.mcp, "desktop", version)
 	// Ctrl+C or a session's SIGTERM quits the way the menu does, so the MCP discovery file goes too.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

@@ -133,6 +133,8 @@ type Store struct {
 	mu       sync.RWMutex
 	snap     *snapshot
 	wsPublic string
+	// scanned is closed once the first scan is done: reads wait for it.
+	scanned chan struct{}
 
 	subMu   sync.Mutex
 	subs    map[int]chan struct{}
@@ -151,6 +153,46 @@ type Store struct {
 // Watch for live updates. Missing roots (workspace, shelf, sandboxes) are
 // fine.
 func Open(r Roots) (*Store, error) {
+	s, err := newStore(r)
+	if err != nil {
+		return nil, err
+	}
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	s.configureRoots()
+	s.fullScanLocked()
+	close(s.scanned)
+	return s, nil
+}
+
+// OpenInBackground is Open with the scan on a goroutine of its own: it returns
+// at once, every read (List, Resolve, Get…) waits for the scan, and every
+// write comes after it (the scan holds the lock writes take). A start that
+// has other work to do meanwhile (the desktop shows its window) does not wait
+// for a large workspace.
+func OpenInBackground(r Roots) (*Store, error) {
+	s, err := newStore(r)
+	if err != nil {
+		return nil, err
+	}
+	s.opMu.Lock()
+	s.configureRoots()
+	go func() {
+		defer s.opMu.Unlock()
+		if beforeBackgroundScan != nil {
+			beforeBackgroundScan()
+		}
+		s.fullScanLocked()
+		close(s.scanned)
+	}()
+	return s, nil
+}
+
+// beforeBackgroundScan, when set (tests only), runs on OpenInBackground's
+// goroutine before its scan.
+var beforeBackgroundScan func()
+
+func newStore(r Roots) (*Store, error) {
 	s := &Store{
 		dirs:    map[string]*dirState{},
 		pending: map[string]string{},
@@ -159,6 +201,7 @@ func Open(r Roots) (*Store, error) {
 		evPaths: map[string]struct{}{},
 		kick:    make(chan struct{}, 1),
 		snap:    emptySnapshot(),
+		scanned: make(chan struct{}),
 	}
 	var err error
 	if r.Workspace != "" {
@@ -182,10 +225,6 @@ func Open(r Roots) (*Store, error) {
 		s.extra = append(s.extra, ap)
 	}
 	s.trash = newTrashState(r.Trash, s.data)
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
-	s.configureRoots()
-	s.fullScanLocked()
 	return s, nil
 }
 
@@ -243,9 +282,7 @@ func (s *Store) Rescan() error {
 // List returns the current snapshot: apps first, then by title. No HTML, no
 // disk I/O. The slice is a copy the caller may keep.
 func (s *Store) List() []Entry {
-	s.mu.RLock()
-	e := s.snap.entries
-	s.mu.RUnlock()
+	e := s.snapshot().entries
 	out := make([]Entry, len(e))
 	copy(out, e)
 	return out
