@@ -91,12 +91,26 @@ func runDesktop(cmd cli.Command) int {
 		// own, which ignore drags that started in the window. tests/desktop TestDropOpensTheFile drags for
 		// real from another client; TestDragInsideAnAppOpensNothing drags inside a mini-app.
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
-		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: webviewGPU()},
 	})
 	if err != nil {
 		return fail(err)
 	}
 	return 0
+}
+
+// GPUEnv set to "1" gives the web view Wails' own GPU policy (on demand) back.
+const GPUEnv = "VOICEBOX_GPU"
+
+// webviewGPU is the web view's hardware acceleration policy: never, unless VOICEBOX_GPU=1. Accelerated
+// compositing rasterizes the room and every app frame through GL; without a GPU (Mesa's llvmpipe: a VM, a
+// remote desktop, Xvfb) that took ~40% of the start's CPU and half the web process's memory, for a room of
+// documents that paints as well without it (WebGL and canvas included). docs/performance.md has the figures.
+func webviewGPU() linux.WebviewGpuPolicy {
+	if os.Getenv(GPUEnv) == "1" {
+		return linux.WebviewGpuPolicyOnDemand
+	}
+	return linux.WebviewGpuPolicyNever
 }
 
 // DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).
