@@ -24,7 +24,9 @@ const BACKSTOP_MARGIN_MS = 500;
 const apps = new Map(); // appId → MiniApp
 const listeners = new Set();
 let config = null;
-const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
+// configReady settles once the registry knows the room's configuration (null if it could not be read):
+// until then a file opened at boot cannot be launched (room.js waits for it).
+export const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
 // knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.

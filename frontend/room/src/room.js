@@ -1,7 +1,7 @@
 // The room: the tray of mini-apps, the pages of the workspace, the File Viewer and the menu's actions.
 import { call, on, isDesktop } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
-import { launchFromRoom, frontApp, onChange } from "./registry.js";
+import { launchFromRoom, frontApp, onChange, configReady } from "./registry.js";
 import { trashEntry } from "./trash.js";
 import "./toolconsole.js";
 
@@ -233,15 +233,24 @@ async function main() {
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
   on("notice", (n) => notify(n.message, n.level || "info"));
 
+  // Everything the room boots with is asked for at once, so a file opened on the command line starts
+  // opening as soon as its document and the registry's configuration are in (docs/performance.md).
+  const configured = call("RoomService.Config");
+  const listed = refresh();
+  const opened = isDesktop() ? call("DocumentService.List") : null;
   try {
-    applyConfig(await call("RoomService.Config"));
+    applyConfig(await configured);
   } catch (err) {
     notify(`Could not read the room's configuration: ${err.message}`, "error");
   }
-  await refresh();
-  if (isDesktop()) {
-    try { addOpened(await call("DocumentService.List"), "boot"); } catch (err) { notify(err.message, "error"); }
+  if (opened) {
+    try {
+      const docs = await opened;
+      await configReady;
+      addOpened(docs, "boot");
+    } catch (err) { notify(err.message, "error"); }
   }
+  await listed;
   document.body.dataset.ready = "true";
 }
 
