@@ -198,13 +198,14 @@ type oursRun struct {
 	by1, by5   map[string]int
 }
 
-func runOurs(t *testing.T, s *session, bin string, p *pinger) oursRun {
+func runOurs(t *testing.T, s *session, bb benchBin, p *pinger) oursRun {
+	bin := bb.path
 	files := map[string]string{}
 	for i := 1; i <= 5; i++ {
 		files[fmt.Sprintf("hello-%d.html", i)] = fmt.Sprintf(helloPage, fmt.Sprintf("Hello %d", i), p.url)
 	}
 	b := newBox(t, s, files)
-	env := append(coldEnv(t), trace.Env+"=1")
+	env := append(append(coldEnv(t), trace.Env+"=1"), bb.env...)
 	start := time.Now()
 	b.startBin(t, bin, env, filepath.Join(b.workspace, "hello-1.html"))
 	cs := waitDiscovery(t, b, bin)
@@ -350,15 +351,23 @@ func TestBenchmarkDesktop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bins := []benchBin{{"voicebox", bin}}
+	bins := []benchBin{{"voicebox", bin, nil}}
+	for _, v := range strings.Split(os.Getenv("VOICEBOX_BENCH_VARIANTS"), ";") {
+		if label, env, ok := strings.Cut(v, "|"); ok {
+			bins = append(bins, benchBin{label, bin, strings.Split(env, ",")})
+		}
+	}
 	if before := os.Getenv("VOICEBOX_BENCH_BEFORE"); before != "" {
-		bins = append([]benchBin{{"before", before}}, bins...)
+		bins = append([]benchBin{{"before", before, nil}}, bins...)
 	}
 	t.Run("ColdStartAndMemory", func(t *testing.T) { benchStart(t, bins) })
 	t.Run("RecoveryAndSecondLaunch", func(t *testing.T) { benchRecovery(t, bins) })
 }
 
-type benchBin struct{ label, path string }
+type benchBin struct {
+	label, path string
+	env         []string
+}
 
 // benchStart is the cold start and memory part of TestBenchmarkDesktop.
 func benchStart(t *testing.T, bins []benchBin) {
@@ -377,7 +386,7 @@ func benchStart(t *testing.T, bins []benchBin) {
 		took, kb, by := engineRun(t, s, p, page)
 		engine, enginePSS, engineBy = append(engine, took), append(enginePSS, kb), by
 		for i, b := range bins {
-			ours[i] = append(ours[i], runOurs(t, s, b.path, p))
+			ours[i] = append(ours[i], runOurs(t, s, b, p))
 		}
 	}
 	floor, floorPSS := median(engine), medianInt(enginePSS)
