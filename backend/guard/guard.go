@@ -12,7 +12,8 @@
 //   - drops Wails' browser messages ("BO:<url>", runtime.BrowserOpenURL) even
 //     from the room: a web address reaches the system browser only through
 //     Options.ConfirmExternal;
-//   - adds two top-frame-only document-start user scripts: in the isolated
+//   - adds two top-frame-only document-start user scripts (forwarder.js and
+//     page.js, applied to their arguments in scripts.go): in the isolated
 //     world a forwarder that relays string messages from a DOM CustomEvent to
 //     the handler, only while location.origin is the room's; in the page world
 //     a non-writable window.WailsInvoke that dispatches that event (the Wails

@@ -41,17 +41,19 @@ func Install(o Options) error {
 		ping, hang = 0, 0
 	}
 
-	cs := func(s string) *C.char { return C.CString(s) }
-	corigin, cevt, cworld, cflag := cs(origin), cs(eventName), cs(worldName), cs(PageFlag)
-	defer C.free(unsafe.Pointer(corigin))
-	defer C.free(unsafe.Pointer(cevt))
-	defer C.free(unsafe.Pointer(cworld))
-	defer C.free(unsafe.Pointer(cflag))
+	js := scriptsFor(origin)
+	var cstrs []*C.char
+	cs := func(s string) *C.char { c := C.CString(s); cstrs = append(cstrs, c); return c }
+	defer func() {
+		for _, c := range cstrs {
+			C.free(unsafe.Pointer(c))
+		}
+	}()
 	mock := C.int(0)
 	if os.Getenv(MockCaptureEnv) == "1" {
 		mock = 1
 	}
-	if rc := C.vbg_install(corigin, cevt, cworld, cflag, mock, C.uint(ping), C.uint(hang)); rc != 0 {
+	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang)); rc != 0 {
 		return fmt.Errorf("guard: could not install the GTK hook (%d)", int(rc))
 	}
 	return nil
