@@ -24,7 +24,8 @@ static WebKitWebView *guarded;
 static char *home_uri;      // last room URI that committed in the top frame
 
 // watchdog state
-static guint ping_ms, hang_ms;
+static guint ping_ms, hang_ms, hang_cpu_ms;
+static gint64 suspect_cpu_ms;   // the web process's CPU time when a ping was first late; -1: none yet
 static gboolean armed;          // a room document committed since the last (re)start
 static gboolean ping_pending;
 static gint64 last_answer_at;   // monotonic µs: last ping answer (or arming)
@@ -201,6 +202,7 @@ static void stop_ping(void)
         g_clear_object(&ping_cancel);
     }
     ping_pending = FALSE;
+    suspect_cpu_ms = -1;
     ping_gen++;
 }
 
@@ -238,6 +240,7 @@ static void ping_done(GObject *src, GAsyncResult *res, gpointer data)
         return;
     // Any answer, even an error, means the web process is running.
     ping_pending = FALSE;
+    suspect_cpu_ms = -1;
     last_answer_at = g_get_monotonic_time();
     g_clear_object(&ping_cancel);
 }
@@ -250,8 +253,24 @@ static gboolean watchdog_tick(gpointer unused)
         return G_SOURCE_CONTINUE;
     gint64 now = g_get_monotonic_time();
     if (ping_pending) {
-        if (now - last_answer_at >= (gint64)hang_ms * 1000)
+        gint64 waited = now - last_answer_at;
+        if (waited >= (gint64)hang_ms * 1000) {
             recover("hang", "the room stopped answering");
+        } else if (hang_cpu_ms > 0 && waited >= (gint64)ping_ms * 1000) {
+            // Late: a web process that spins keeps running on a CPU, one that
+            // waits for a CPU (a loaded machine) or for anything else does not
+            // (Options.HangCPU).
+            gint64 cpu = voiceboxGuardWebCPU();
+            if (cpu < 0) {
+                // no web process to measure: HangAfter alone
+            } else if (suspect_cpu_ms < 0) {
+                suspect_cpu_ms = cpu;
+            } else if (cpu - suspect_cpu_ms >= (gint64)hang_cpu_ms) {
+                glog("watchdog: no answer for %" G_GINT64_FORMAT " ms, while the web process ran %" G_GINT64_FORMAT " ms on a CPU",
+                     waited / 1000, cpu - suspect_cpu_ms);
+                recover("hang", "the room stopped answering");
+            }
+        }
         return G_SOURCE_CONTINUE;
     }
     ping_pending = TRUE;
@@ -498,7 +517,8 @@ static gboolean parent_set_hook(GSignalInvocationHint *hint, guint n, const GVal
 }
 
 int vbg_install(const char *origin, const char *world, const char *forwarder, const char *page,
-                const char *take_mic, int mock, unsigned int ping, unsigned int hang)
+                const char *take_mic, int mock, unsigned int ping, unsigned int hang,
+                unsigned int hang_cpu)
 {
     room_origin = g_strdup(origin);
     room_scheme = g_uri_parse_scheme(origin);
@@ -511,6 +531,8 @@ int vbg_install(const char *origin, const char *world, const char *forwarder, co
     mock_capture = mock;
     ping_ms = ping;
     hang_ms = hang;
+    hang_cpu_ms = hang_cpu;
+    suspect_cpu_ms = -1;
 
     // Make sure the classes (and so the signals) exist before gtk_init.
     g_type_class_ref(GTK_TYPE_WIDGET);

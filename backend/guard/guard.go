@@ -98,11 +98,20 @@ type Options struct {
 	// uri-list drop, a mini-app's own drag included).
 	OnFileDrop func(paths []string)
 
-	// PingInterval is how often the watchdog pings the room (default 250ms);
+	// PingInterval is how often the watchdog pings the room (default 100ms);
 	// HangAfter is how long an unanswered ping may be outstanding before the
 	// web process is restarted (default 2s). A negative value for either
 	// turns the watchdog off.
 	PingInterval, HangAfter time.Duration
+
+	// HangCPU restarts the web process sooner, when its main thread has run
+	// this much CPU time (default 1s) since a ping was first late, without
+	// answering: it spins. A web process that waits for a CPU on a loaded
+	// machine, or for anything else, gains little CPU time meanwhile and is
+	// held to HangAfter alone, so a missed ping under load does not restart a
+	// healthy room (docs/performance.md, "Watchdog"). Negative: HangAfter
+	// alone.
+	HangCPU time.Duration
 
 	// Disabled leaves Wails as it is (test-only; the caller sets it when
 	// VOICEBOX_UNSAFE_NO_GUARD=1 so tests can show the leak). Active stays

@@ -15,6 +15,8 @@ import (
 	"os"
 	"time"
 	"unsafe"
+
+	"github.com/voicebox/voicebox/backend/guard/internal/procs"
 )
 
 // Install must be called on the main goroutine before wails.Run. It only
@@ -35,11 +37,12 @@ func Install(o Options) error {
 		logf("DISABLED (%s=1): every frame can post Wails IPC", UnsafeNoGuardEnv)
 		return nil
 	}
-	ping := durMS(o.PingInterval, 250*time.Millisecond)
+	ping := durMS(o.PingInterval, 100*time.Millisecond)
 	hang := durMS(o.HangAfter, 2*time.Second)
 	if ping == 0 || hang == 0 {
 		ping, hang = 0, 0
 	}
+	hangCPU := durMS(o.HangCPU, time.Second)
 
 	js := scriptsFor(origin)
 	var cstrs []*C.char
@@ -53,7 +56,7 @@ func Install(o Options) error {
 	if os.Getenv(MockCaptureEnv) == "1" {
 		mock = 1
 	}
-	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang)); rc != 0 {
+	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang), C.uint(hangCPU)); rc != 0 {
 		return fmt.Errorf("guard: could not install the GTK hook (%d)", int(rc))
 	}
 	return nil
@@ -91,6 +94,25 @@ func voiceboxGuardFileDrop(paths **C.char, n C.int) {
 		list = append(list, C.GoString(p))
 	}
 	go fileDrop(list)
+}
+
+// webProcessName is how /proc names WebKitGTK's web processes (15 bytes at most).
+const webProcessName = "WebKitWebProces"
+
+//export voiceboxGuardWebCPU
+func voiceboxGuardWebCPU() C.longlong {
+	var total time.Duration
+	found := false
+	for _, pid := range procs.Children(os.Getpid(), webProcessName) {
+		if d, ok := procs.MainThreadCPU(pid); ok {
+			total += d
+			found = true
+		}
+	}
+	if !found {
+		return -1
+	}
+	return C.longlong(total.Milliseconds())
 }
 
 //export voiceboxGuardRecovered
