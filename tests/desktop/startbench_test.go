@@ -254,9 +254,17 @@ func waitDiscovery(t *testing.T, b *box, bin string) *mcp.ClientSession {
 	}
 }
 
+// recoveryStages split a recovery by the log lines that end each stage: the hang noticed, the room
+// reloaded, the other app back.
+var recoveryStages = []struct{ name, line string }{
+	{"hang noticed", "guard: watchdog: the room stopped answering"},
+	{"room reloaded", "guard: room reloaded"},
+	{"other app back", "watchdog: room recovered; closed Busy Probe; reopened 1 apps"},
+}
+
 // recoveryRun is the watchdog scenario of watchdog_test.go: Other App and Busy Probe open, Busy Probe's
-// tool spins; the time from the call to the log line that says Other App is back.
-func recoveryRun(t *testing.T, s *session, bin string) time.Duration {
+// tool spins; from the call, when each stage of the recovery ended (the last: Other App is back).
+func recoveryRun(t *testing.T, s *session, bin string) []time.Duration {
 	b := newBox(t, s, testdata(t, "other.html", "busy.html"))
 	b.startBin(t, bin, coldEnv(t))
 	s.window(t, b.app)
@@ -265,13 +273,20 @@ func recoveryRun(t *testing.T, s *session, bin string) time.Duration {
 	busy := launchApp(t, cs, "busy.html")
 	start := time.Now()
 	go cs.CallTool(t.Context(), &mcp.CallToolParams{Name: toolNamed(t, busy, "spin"), Arguments: map[string]any{}})
-	const back = "watchdog: room recovered; closed Busy Probe; reopened 1 apps"
+	back := recoveryStages[len(recoveryStages)-1].line
 	if _, ok := b.waitLog(t, back, 60*time.Second); !ok {
 		t.Fatalf("no log line %q\n%s", back, b.output())
 	}
-	at, _ := b.seenAt(back)
+	var ends []time.Duration
+	for _, st := range recoveryStages {
+		at, ok := b.seenAt(st.line)
+		if !ok {
+			t.Fatalf("no log line %q\n%s", st.line, b.output())
+		}
+		ends = append(ends, at.Sub(start))
+	}
 	stop(b.app)
-	return at.Sub(start)
+	return ends
 }
 
 // secondLaunchRun times a second launch on the same data folder with a file, from its start to its exit
@@ -446,7 +461,7 @@ func benchStart(t *testing.T, bins []benchBin) {
 func benchRecovery(t *testing.T, bins []benchBin) {
 	s := startSession(t)
 
-	recov := make([][]time.Duration, len(bins))
+	recov := make([][][]time.Duration, len(bins))
 	hand := make([][]time.Duration, len(bins))
 	var version []time.Duration
 	for round := 0; round < benchRuns; round++ {
@@ -457,7 +472,23 @@ func benchRecovery(t *testing.T, bins []benchBin) {
 		}
 	}
 	for i, b := range bins {
-		t.Logf("%s: watchdog, hung app to the other app back: %s (median %s)", b.label, list(recov[i], secs), secs(median(recov[i])))
+		last := len(recoveryStages) - 1
+		var total []time.Duration
+		for _, r := range recov[i] {
+			total = append(total, r[last])
+		}
+		t.Logf("%s: watchdog, hung app to the other app back: %s (median %s)", b.label, list(total, secs), secs(median(total)))
+		for k, st := range recoveryStages {
+			var d []time.Duration
+			for _, r := range recov[i] {
+				var prev time.Duration
+				if k > 0 {
+					prev = r[k-1]
+				}
+				d = append(d, r[k]-prev)
+			}
+			t.Logf("%s:   %-16s %s (runs %s)", b.label, st.name, ms(median(d)), list(d, ms))
+		}
 		t.Logf("%s: second launch, start to exit after handing its file over: %s (median %s); `voicebox --version` (a process start): median %s",
 			b.label, list(hand[i], ms), ms(median(hand[i])), ms(median(version)))
 	}
