@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/voicebox/voicebox/backend/store"
 )
 
 // MaxBytes bounds what one document may hold; it matches the room's request limit.
@@ -24,10 +26,12 @@ var (
 	ErrTooLarge = errors.New("file-too-large")
 )
 
-// Doc is one opened file. Content is filled only by Read.
+// Doc is one opened file. Title is the page's as the store names pages (store.TitleOf), read when it was
+// opened; Content is filled only by Read.
 type Doc struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
+	Title     string `json:"title"`
 	Path      string `json:"path"`
 	SizeBytes int64  `json:"sizeBytes"`
 	Content   string `json:"content,omitempty"`
@@ -78,15 +82,17 @@ func (t *Table) open(dir, p string) (Doc, error) {
 	if info.Size() > MaxBytes {
 		return Doc{}, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, p, MaxBytes)
 	}
+	head, _ := readRegular(p, titleScanBytes) // a page that cannot be read now is named by its file
+	title := store.TitleOf(string(head), filepath.Base(p))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if id, ok := t.byPath[p]; ok {
 		d := t.byID[id]
-		d.SizeBytes = info.Size()
+		d.SizeBytes, d.Title = info.Size(), title
 		t.byID[id] = d
 		return d, nil
 	}
-	d := Doc{ID: newID(), Name: filepath.Base(p), Path: p, SizeBytes: info.Size()}
+	d := Doc{ID: newID(), Name: filepath.Base(p), Title: title, Path: p, SizeBytes: info.Size()}
 	t.byID[d.ID] = d
 	t.byPath[p] = d.ID
 	t.order = append(t.order, d.ID)
@@ -112,17 +118,9 @@ func (t *Table) Read(id string) (Doc, error) {
 	if !ok {
 		return Doc{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	f, err := os.OpenFile(d.Path, openFlags, 0)
+	b, err := readRegular(d.Path, MaxBytes+1)
 	if err != nil {
-		return Doc{}, fmt.Errorf("read %s: %w", d.Path, err)
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return Doc{}, fmt.Errorf("%w: %s is no longer a regular file", ErrNotHTML, d.Path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return Doc{}, fmt.Errorf("read %s: %w", d.Path, err)
+		return Doc{}, err
 	}
 	if len(b) > MaxBytes {
 		return Doc{}, fmt.Errorf("%w: %s", ErrTooLarge, d.Path)
@@ -130,6 +128,26 @@ func (t *Table) Read(id string) (Doc, error) {
 	d.Content = string(b)
 	d.SizeBytes = int64(len(b))
 	return d, nil
+}
+
+// titleScanBytes is how much of a page is read for its title when it is opened.
+const titleScanBytes = 64 << 10
+
+// readRegular reads at most limit bytes of the regular file at path (a FIFO swapped in does not block).
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is no longer a regular file", ErrNotHTML, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
 }
 
 func newID() string {

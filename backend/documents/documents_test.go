@@ -25,8 +25,8 @@ func TestOpenAndRead(t *testing.T) {
 	if len(errs) != 3 || !errors.Is(errs[0], ErrNotHTML) || !errors.Is(errs[1], fs.ErrNotExist) || !errors.Is(errs[2], ErrNotHTML) {
 		t.Fatalf("got errors %v, want not-html, not-exist, not-html", errs)
 	}
-	if got := tab.List(); len(got) != 1 || got[0].Path != page || got[0].Content != "" {
-		t.Fatalf("List() = %+v, want one entry for %s without content", got, page)
+	if got := tab.List(); len(got) != 1 || got[0].Path != page || got[0].Content != "" || got[0].Title != "Calc" {
+		t.Fatalf("List() = %+v, want one entry for %s, titled Calc, without content", got, page)
 	}
 	os.WriteFile(page, []byte("<title>Calc 2</title>"), 0o644)
 	d, err := tab.Read(docs[0].ID)

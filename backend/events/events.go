@@ -23,6 +23,7 @@ const (
 	SavePage         = "menu:save"         // File › Save Page to Shelf
 	Notice           = "notice"            // a message to show the person
 	WorkspaceChanged = "workspace:changed" // File › Open Folder picked another workspace; Data is the room config
+	RecentChanged    = "recent:changed"    // the list of recent apps changed; Data is nil (the room re-reads it)
 )
 
 // GatherWindow is how long a forwarder waits after a notice for more (Gather): a burst (a notice per tool

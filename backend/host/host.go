@@ -14,6 +14,7 @@ import (
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/mcpserver"
+	"github.com/voicebox/voicebox/backend/recent"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
@@ -31,6 +32,9 @@ type Host struct {
 
 	StoreService    *services.StoreService
 	DocumentService *services.DocumentService
+	// Recent remembers the store's apps that ran lately and their tools (the tray's recent list).
+	Recent        *recent.List
+	RecentService *services.RecentService
 
 	// Registry mirrors the room's open mini-apps for callers outside the room (voice, MCP).
 	Registry *registry.Registry
@@ -89,10 +93,14 @@ func New(p config.Paths, o Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	recents, err := recent.Open(p.Data)
+	if err != nil {
+		log.Print(err) // the list starts empty; the next app that opens rewrites the file
+	}
 	docs := documents.NewTable()
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
-	bus.Latest(events.StoreChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
+	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
 	reg := registry.New(bus)
 	h := &Host{
 		Settings:        prefs,
@@ -102,6 +110,8 @@ func New(p config.Paths, o Options) (*Host, error) {
 		Bus:             bus,
 		StoreService:    services.NewStoreService(st, docs),
 		DocumentService: services.NewDocumentService(docs),
+		Recent:          recents,
+		RecentService:   services.NewRecentService(recents, st),
 		Registry:        reg,
 		Exposed:         exposed.New(reg),
 		Sandbox:         sb,
@@ -116,7 +126,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 // RoomMethods are the services the room calls, the one list both doors serve: the desktop binds them
 // (with its own RoomService of dialogs), `voicebox serve` serves them by name (httpapi.CallPrefix).
 func (h *Host) RoomMethods() []any {
-	return []any{h.StoreService, h.DocumentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService}
+	return []any{h.StoreService, h.DocumentService, h.RecentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService}
 }
 
 // Start serves the asset server, watches the store and tells the room whenever the list changes, until
@@ -132,6 +142,8 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
+	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }
+	h.Recent.Follow(ctx, h.Registry, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
 	changes, cancel := h.Store.Subscribe()
 	go func() {
 		defer cancel()

@@ -53,7 +53,7 @@ const (
 	ByPerson   = "person"   // the person: the tray, a file they opened, dropped or handed over, automation
 	ByModel    = "model"    // a model or an MCP client (launch_mini_app)
 	ByWatchdog = "watchdog" // the recovery plan
-	ByBoot     = "boot"     // a room that boots opens the last file of the opened-files list
+	ByBoot     = "boot"     // a room that boots opens the files of its opened-files list
 )
 
 // Event is one report from the room.

@@ -304,7 +304,7 @@ func TestStopsAndAsks(t *testing.T) {
 	}
 }
 
-// A room that boots opens the last file of its opened-files list only if no room opened it before: after
+// A room that boots opens a file of its opened-files list only if no room opened it before: after
 // a restart, the plan decides.
 func TestBootDoesNotReopenWhatARoomOpened(t *testing.T) {
 	tr := New(nil)

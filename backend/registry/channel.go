@@ -193,7 +193,7 @@ func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool)
 	case <-timer.C:
 		out = bound.refusal()
 	case <-ctx.Done():
-		out = refused(CodeCancelled, "", "the caller cancelled the call")
+		out = refused(toolcontract.CodeCancelled, "", "the caller cancelled the call")
 	}
 	if rep, answered := r.abandon(w); answered {
 		return rep, Outcome{}, true // the answer won the race: it is what happened

@@ -40,7 +40,6 @@ const (
 	CodeLaunchFailed  = "launch-failed"  // the room could not open the app
 	CodeRoomGone      = "room-gone"      // the room went away while the request was in flight
 	CodeRoomReloaded  = "room-reloaded"  // the desktop restarted a room that stopped answering while the request was in flight
-	CodeCancelled     = "call-cancelled" // the caller gave up
 	CodeLaunchTimeout = "launch-timeout" // the app did not become ready within LaunchTimeout (it is closed)
 	CodeRoomTimeout   = "room-timeout"   // the room did not answer a close
 )
@@ -78,7 +77,7 @@ type Reply struct {
 	AppID   string          `json:"appId,omitempty"` // launch: the app that opened
 }
 
-// Outcome is what a caller gets back: a result, or a structured refusal with the seed's codes.
+// Outcome is what a caller gets back: a result, or a structured refusal with the tool contract's codes.
 type Outcome struct {
 	OK      bool            `json:"ok"`
 	Result  json.RawMessage `json:"result,omitempty"`

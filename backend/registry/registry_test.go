@@ -78,8 +78,8 @@ func TestCallBoundsTheRoom(t *testing.T) {
 	room.Hang(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if out := reg.Call(ctx, "test", "app_big", "dump", nil); out.Refused != registry.CodeCancelled {
-		t.Fatalf("cancelled: got %+v, want %s", out, registry.CodeCancelled)
+	if out := reg.Call(ctx, "test", "app_big", "dump", nil); out.Refused != toolcontract.CodeCancelled {
+		t.Fatalf("cancelled: got %+v, want %s", out, toolcontract.CodeCancelled)
 	}
 	start := time.Now()
 	out := reg.Call(context.Background(), "test", "app_big", "dump", nil)

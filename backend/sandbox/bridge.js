@@ -1,6 +1,6 @@
-/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (seed 000, sections 2, 3
- * and 5). It runs on the asset server's origin, never the room's. The room's origin is injected by the server
- * into #voicebox-bridge-config; nothing is read from the URL.
+/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (docs/sandbox.md,
+ * "Origins and frames" and "Protocol"). It runs on the asset server's origin, never the room's. The room's
+ * origin is injected by the server into #voicebox-bridge-config; nothing is read from the URL.
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
  * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else
@@ -78,6 +78,7 @@
     if (!d || typeof d !== "object") return;
     switch (d.type) {
       case "call": onCall(d); break;
+      case "cancel": onCancel(d); break;
       case "ping": onPing(d); break;
       case "reload": reset(); if (inner) inner.remove(); createInner(); break;
     }
@@ -94,6 +95,18 @@
     }, TIMEOUT);
     calls.set(cid, { id: d.id, timer: timer });
     innerPort.postMessage({ type: "call_tool", callId: cid, name: t.name, args: v.args });
+  }
+
+  // onCancel ends a call the room's caller gave up on: it is answered `cancelled`, the app is told to abort
+  // it (its execute's signal), and what the app still answers is dropped.
+  function onCancel(d) {
+    calls.forEach(function (c, cid) {
+      if (c.id !== d.id) return;
+      calls.delete(cid);
+      clearTimeout(c.timer);
+      if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid });
+      answer(d.id, refusal("cancelled", "the caller cancelled the call"));
+    });
   }
 
   // ---- the inner frame ----

@@ -75,7 +75,10 @@
   window.addEventListener("load", function () { send({ type: "loaded" }); });
   window.addEventListener("pagehide", function () { send({ type: "unloading" }); });
 
+  // A tool runs with execute(input, client): client.signal aborts when the caller cancels the call.
+  var running = new Map(); // callId → AbortController of a call in flight
   function reply(callId, ok, value) {
+    running.delete(callId);
     if (!port) return;
     if (ok) {
       var text;
@@ -101,11 +104,15 @@
     if (d.type === "call_tool") {
       var fn = executes.get(d.name);
       if (typeof fn !== "function") return reply(d.callId, false, "the app has no tool " + JSON.stringify(String(d.name)));
-      var out;
-      try { out = fn(d.args || {}, {}); } catch (err) { return reply(d.callId, false, errorText(err)); }
+      var out, ac = new AbortController();
+      running.set(d.callId, ac);
+      try { out = fn(d.args || {}, { signal: ac.signal }); } catch (err) { return reply(d.callId, false, errorText(err)); }
       if (out && typeof out.then === "function") {
         out.then(function (v) { settle(d.callId, v); }, function (err) { reply(d.callId, false, errorText(err)); });
       } else settle(d.callId, out);
+    } else if (d.type === "cancel_call") {
+      var inFlight = running.get(d.callId);
+      if (inFlight) { running.delete(d.callId); inFlight.abort(new DOMException("the call was cancelled", "AbortError")); }
     } else if (d.type === "ping") {
       port.postMessage({ type: "pong", id: d.id });
     } else if (d.type === "register_result" && d.verdict && !d.verdict.ok) {

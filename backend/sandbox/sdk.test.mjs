@@ -17,7 +17,7 @@ function load() {
     addEventListener: (type, fn) => { if (type === "message") listeners.push(fn); },
     removeEventListener: (type, fn) => { const i = listeners.indexOf(fn); if (i >= 0) listeners.splice(i, 1); },
   };
-  const ctx = { window, document: {}, navigator: {}, console: { warn() {} }, Map, Proxy, Promise, JSON, Object, Array, String, Number, Math, TypeError, Error, setTimeout };
+  const ctx = { window, document: {}, navigator: {}, console: { warn() {} }, Map, Proxy, Promise, JSON, Object, Array, String, Number, Math, TypeError, Error, setTimeout, AbortController, DOMException };
   window.window = window;
   vm.createContext(ctx);
   vm.runInContext(source, ctx);

@@ -21,18 +21,19 @@ func NewStoreService(s *store.Store, docs *documents.Table) *StoreService {
 	return &StoreService{store: s, docs: docs}
 }
 
-// AppList is the answer of List: {"apps": [...]}.
+// AppList is the answer of List: {"apps": [...], "roots": [...]}.
 type AppList struct {
-	Apps []store.Entry `json:"apps"`
+	Apps  []store.Entry       `json:"apps"`
+	Roots []store.ScannedRoot `json:"roots"` // the folders the store walks, and how deep (the tray says so)
 }
 
-// List returns every discovered entry, apps and pages, without their HTML.
+// List returns every discovered entry, apps and pages, without their HTML, and the folders it walks.
 func (s *StoreService) List() (AppList, error) {
 	apps := s.store.List()
 	if apps == nil {
 		apps = []store.Entry{}
 	}
-	return AppList{Apps: apps}, nil
+	return AppList{Apps: apps, Roots: s.store.Scanned()}, nil
 }
 
 // Get resolves a reference (name, file, slug, appId or title) and returns that entry with its HTML.

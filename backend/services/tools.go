@@ -19,8 +19,9 @@ import (
 // app's tools on ready and close, answers the requests Go sends on its request channel, and lets the Tool
 // Console call tools through the same validation and bounds as a model's call.
 type RegistryService struct {
-	reg *registry.Registry
-	sb  *sandbox.Server
+	reg     *registry.Registry
+	sb      *sandbox.Server
+	tickets tickets // the Tool Console's calls in flight (consolecall.go)
 }
 
 // NewRegistryService serves reg; sb (may be nil) has its launch tokens revoked when a room says goodbye.
@@ -87,8 +88,9 @@ func (s *RegistryService) Reply(replies []registry.Reply) error {
 // not a method, so Wails does not bind it to the room.
 func RegistryOf(s *RegistryService) *registry.Registry { return s.reg }
 
-// Call runs a tool for the room's Tool Console exactly as a model's call runs: validated by Go against
-// the declaration, dispatched to the room, bounded by 5,000 ms and 64 KiB. Refusals are outcomes, not errors.
+// Call runs a tool exactly as a model's call runs: validated by Go against the declaration, dispatched to
+// the room, bounded by 5,000 ms and 64 KiB. Refusals are outcomes, not errors. The Tool Console uses
+// ConsoleCall, the same with a ticket it can cancel by.
 func (s *RegistryService) Call(appID, tool string, args json.RawMessage) (registry.Outcome, error) {
 	return s.reg.Call(context.Background(), "console", appID, tool, args), nil
 }

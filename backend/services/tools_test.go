@@ -7,13 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
 // Pages opened from outside the store are named by the store's one slug and title rule (issue 12 §3):
@@ -126,6 +129,52 @@ func TestDescribeFolderRefusals(t *testing.T) {
 		status, body := Describe(fmt.Errorf("%w: pizza", err))
 		if status != want || body.Code != err.Error() {
 			t.Errorf("Describe(%v) = %d %+v", err, status, body)
+		}
+	}
+}
+
+// The Tool Console cancels a call by its ticket: the call is refused `cancelled` at once, and the room
+// that took it is told to cancel it (the registry's cancel op). A cancel that overtakes its call cancels
+// the call when it arrives.
+func TestConsoleCallCancels(t *testing.T) {
+	reg := registry.New(events.NewBus())
+	room := registrytest.NewRoom(reg)
+	defer room.Stop()
+	if err := room.Open(registrytest.Scoreboard()); err != nil {
+		t.Fatal(err)
+	}
+	room.Hang(true)
+	s := NewRegistryService(reg, nil)
+	done := make(chan registry.Outcome, 1)
+	go func() {
+		o, _ := s.ConsoleCall("t1", "app_scoreboard", "set_score", json.RawMessage(`{"team":"home","points":1}`))
+		done <- o
+	}()
+	for len(room.Calls()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := s.ConsoleCall("t1", "app_scoreboard", "set_score", nil); err == nil {
+		t.Error("a second call with a running ticket was accepted")
+	}
+	if err := s.CancelCall("t1"); err != nil {
+		t.Fatal(err)
+	}
+	if o := <-done; o.Refused != toolcontract.CodeCancelled {
+		t.Fatalf("cancelled call: %+v, want %s", o, toolcontract.CodeCancelled)
+	}
+	for len(room.Cancels()) == 0 {
+		time.Sleep(5 * time.Millisecond) // the room hears of it (a test that never sees it times out)
+	}
+
+	if err := s.CancelCall("t2"); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := s.ConsoleCall("t2", "app_scoreboard", "set_score", json.RawMessage(`{"team":"home","points":1}`)); o.Refused != toolcontract.CodeCancelled {
+		t.Fatalf("a call whose cancel came first: %+v", o)
+	}
+	for _, bad := range []string{"", strings.Repeat("x", 65)} {
+		if err := s.CancelCall(bad); err == nil {
+			t.Errorf("ticket %q accepted", bad)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func resolveIn(snap *snapshot, ref string) *item {
 
 // snapshot is the current snapshot, once the first scan is done.
 func (s *Store) snapshot() *snapshot {
-	<-s.scanned
+	<-s.firstScan
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.snap

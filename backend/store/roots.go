@@ -80,7 +80,38 @@ func (s *Store) configureRoots() {
 	}
 	s.mu.Lock()
 	s.wsPublic = s.workspace
+	s.scanned = scannedRoots(roots)
 	s.mu.Unlock()
+}
+
+// ScannedRoot is a folder the store walks and how deep: Depth is the deepest folder level, below the root
+// (for a sandbox root: below each home), whose pages are listed (the package doc, "Roots and depth").
+type ScannedRoot struct {
+	Kind  string `json:"kind"` // "workspace", "shelf" or "sandbox"
+	Path  string `json:"path"`
+	Depth int    `json:"depth"`
+}
+
+func scannedRoots(roots []*rootSpec) []ScannedRoot {
+	out := make([]ScannedRoot, 0, len(roots))
+	for _, r := range roots {
+		switch r.kind {
+		case rootWorkspace:
+			out = append(out, ScannedRoot{"workspace", r.path, r.maxDirLevel()})
+		case rootShelf:
+			out = append(out, ScannedRoot{"shelf", r.path, 0}) // and the folder apps' copies, <slug>/index.html
+		case rootSandbox:
+			out = append(out, ScannedRoot{"sandbox", r.path, r.maxDirLevel() - 1})
+		}
+	}
+	return out
+}
+
+// Scanned returns the folders the store walks, shelf and sandboxes first, the workspace last.
+func (s *Store) Scanned() []ScannedRoot {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]ScannedRoot(nil), s.scanned...)
 }
 
 func (s *Store) shelfRoot() *rootSpec {

@@ -129,12 +129,13 @@ type Store struct {
 	// trash is where deletes move files and how to undo them (trash.go).
 	trash trashState
 
-	// mu guards snap and wsPublic.
+	// mu guards snap, wsPublic and scanned.
 	mu       sync.RWMutex
 	snap     *snapshot
 	wsPublic string
-	// scanned is closed once the first scan is done: reads wait for it.
-	scanned chan struct{}
+	scanned  []ScannedRoot
+	// firstScan is closed once the first scan is done: reads wait for it.
+	firstScan chan struct{}
 
 	subMu   sync.Mutex
 	subs    map[int]chan struct{}
@@ -161,7 +162,7 @@ func Open(r Roots) (*Store, error) {
 	defer s.opMu.Unlock()
 	s.configureRoots()
 	s.fullScanLocked()
-	close(s.scanned)
+	close(s.firstScan)
 	return s, nil
 }
 
@@ -183,7 +184,7 @@ func OpenInBackground(r Roots) (*Store, error) {
 			beforeBackgroundScan()
 		}
 		s.fullScanLocked()
-		close(s.scanned)
+		close(s.firstScan)
 	}()
 	return s, nil
 }
@@ -194,14 +195,14 @@ var beforeBackgroundScan func()
 
 func newStore(r Roots) (*Store, error) {
 	s := &Store{
-		dirs:    map[string]*dirState{},
-		pending: map[string]string{},
-		watched: map[string]bool{},
-		subs:    map[int]chan struct{}{},
-		evPaths: map[string]struct{}{},
-		kick:    make(chan struct{}, 1),
-		snap:    emptySnapshot(),
-		scanned: make(chan struct{}),
+		dirs:      map[string]*dirState{},
+		pending:   map[string]string{},
+		watched:   map[string]bool{},
+		subs:      map[int]chan struct{}{},
+		evPaths:   map[string]struct{}{},
+		kick:      make(chan struct{}, 1),
+		snap:      emptySnapshot(),
+		firstScan: make(chan struct{}),
 	}
 	var err error
 	if r.Workspace != "" {

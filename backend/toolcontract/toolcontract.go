@@ -108,6 +108,7 @@ const (
 	CodeToolTimeout      = "tool-timeout"
 	CodeOutputOverBudget = "output-over-budget"
 	CodeToolError        = "tool-error"
+	CodeCancelled        = "cancelled" // the caller gave up on the call (the Tool Console's Cancel, a model's cancelled turn)
 )
 
 // Refusal is a structured refusal: {"refused": code, "path": "/points",

@@ -71,7 +71,7 @@ func (d *dispatcher) call(ctx context.Context, name string, args json.RawMessage
 			r := toolcontract.TimeoutRefusal()
 			out = registry.Outcome{Refused: r.Refused, Message: r.Message}
 		} else {
-			out = registry.Outcome{Refused: registry.CodeCancelled, Message: "the call was cancelled"}
+			out = registry.Outcome{Refused: toolcontract.CodeCancelled, Message: "the call was cancelled"}
 		}
 	}
 	if out.OK {

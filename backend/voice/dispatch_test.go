@@ -174,7 +174,7 @@ func TestDispatcherBounds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res = d.call(ctx, verbs.Save, json.RawMessage(`{"ref":"slow"}`))
-	if res.Refused != registry.CodeCancelled {
+	if res.Refused != toolcontract.CodeCancelled {
 		t.Fatalf("cancelled: %+v", res)
 	}
 }

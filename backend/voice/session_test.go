@@ -18,6 +18,7 @@ import (
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/settings"
+	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/backend/voice/voicetest"
@@ -366,7 +367,7 @@ func TestOpenAICancelledResponseCancelsCall(t *testing.T) {
 	}
 	var o map[string]any
 	json.Unmarshal([]byte(out.String("item", "output")), &o)
-	if o["refused"] != registry.CodeCancelled {
+	if o["refused"] != toolcontract.CodeCancelled {
 		t.Fatalf("cancelled call answered %v", o)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -696,7 +697,7 @@ func TestGeminiCancellation(t *testing.T) {
 	c.CancelCalls("fc_slow")
 	waitFor(t, "cancelled activity", func() bool {
 		for _, e := range r.events(registry.EventActivity) {
-			if a := e.Data.(registry.Activity); a.Outcome.Refused == registry.CodeCancelled {
+			if a := e.Data.(registry.Activity); a.Outcome.Refused == toolcontract.CodeCancelled {
 				return true
 			}
 		}

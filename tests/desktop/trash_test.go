@@ -26,7 +26,7 @@ import (
 )
 
 var (
-	trashAtPage     = [2]int{44, 209}  // the Pages list's first row
+	trashAtPage     = [2]int{44, 362}  // the Pages list's first row (below the filter and the first-run card)
 	trashAtDelete   = [2]int{846, 135} // the File Viewer's Delete
 	trashAtDialog   = [2]int{640, 440} // the middle of the window, where a confirmation shows
 	trashAtUndo     = [2]int{730, 776} // the Undo toast's button ("“Scores” moved to the Trash.")

@@ -6,6 +6,7 @@
 import { call, on } from "./transport.js";
 import { el, notify } from "./ui.js";
 import { askConfirm } from "./confirm.js";
+import { copyText } from "./clipboard.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,7 +29,7 @@ const copyButton = (label, get) => el("button", {
   type: "button",
   onclick: async () => {
     try {
-      await copy(await get());
+      await copyText(await get());
       notify(`${label} copied.`, "ok");
     } catch (err) {
       notify(`Could not copy: ${err.message}`, "error");
@@ -108,22 +109,6 @@ async function toggleConfig() {
   } catch (err) {
     notify(`Could not build the client config: ${err.message}`, "error");
   }
-}
-
-async function copy(text) {
-  if (!text) throw new Error("nothing to copy yet");
-  if (navigator.clipboard?.writeText) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return;
-    } catch { /* fall through to the selection copy */ }
-  }
-  const ta = el("textarea", { class: "offscreen" }, text);
-  document.body.append(ta);
-  ta.select();
-  const ok = document.execCommand("copy");
-  ta.remove();
-  if (!ok) throw new Error("the clipboard is not available");
 }
 
 // ---- the side panel: state and connected clients ----
@@ -216,5 +201,3 @@ function start() {
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
 else start();
-
-window.voiceboxMCP = { refresh, status: () => status };

@@ -7,6 +7,7 @@ import { adopt, release, handOver } from "./keyboard.js";
 let z = 10;
 let cascade = 0;
 const windows = new Set();
+const focusHandlers = new Map(); // window → its onFocus
 
 function container() { return document.getElementById("mini-app-container"); }
 
@@ -14,11 +15,11 @@ export function bringToFront(win) {
   if (!win) return;
   win.style.zIndex = String(++z);
   for (const w of windows) w.classList.toggle("focused", w === win);
-  win.dispatchEvent(new CustomEvent("voicebox:focus")); // the desktop's watchdog notes the app used last
+  focusHandlers.get(win)?.(); // the room notes the app used last (state.front)
 }
 
 // openWindow creates a window and returns its parts; the caller puts its frame into body.
-export function openWindow({ title, appId, onClose, onReload }) {
+export function openWindow({ title, appId, onClose, onReload, onFocus }) {
   const box = container();
   const rect = box.getBoundingClientRect();
   const width = Math.max(320, Math.min(480, rect.width - 40));
@@ -37,6 +38,7 @@ export function openWindow({ title, appId, onClose, onReload }) {
   win.style.height = `${height}px`;
   box.append(win);
   windows.add(win);
+  if (onFocus) focusHandlers.set(win, onFocus);
   adopt(win, body, () => {
     const why = `${title} moved the keyboard into itself while it was not the app you were using, so it was closed: it could have read what you typed. Open it again to go on using it.`;
     notify(why, "error");
@@ -86,6 +88,6 @@ export function openWindow({ title, appId, onClose, onReload }) {
     body,
     focus: () => bringToFront(win),
     setStatus: (text) => { status.textContent = text; },
-    remove: () => { windows.delete(win); release(win); win.remove(); },
+    remove: () => { windows.delete(win); focusHandlers.delete(win); release(win); win.remove(); },
   };
 }

@@ -1,4 +1,4 @@
-// The room's MiniAppRegistry (seed 000, sections 2 and 3). It opens each mini-app in a bridge frame served
+// The room's MiniAppRegistry (docs/sandbox.md, "Origins and frames"). It opens each mini-app in a bridge frame served
 // by the asset server on a foreign origin, keeps a private MessagePort to each bridge, and is the one place
 // the room (Tool Console), the voice session, external callers through Go, and automation call tools:
 //
@@ -16,26 +16,26 @@
 import { call, on, roomId, isDesktop, requests } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
+import { update, subscribe } from "./state.js";
+import { target } from "./subject.js";
+import { toBridge, fromBridge, isBridgeReady } from "./messages.js";
 
 // A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
 // settles a call whose bridge froze.
 const BACKSTOP_MARGIN_MS = 500;
 
 const apps = new Map(); // appId → MiniApp
-const listeners = new Set();
 let config = null;
-// configReady settles once the registry knows the room's configuration (null if it could not be read):
-// until then a file opened at boot cannot be launched (room.js waits for it).
-export const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
+const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
 // knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.
-let lastFocus = null; // the app brought to the front last (what File › Save Page to Shelf saves)
-function track(ev) {
+export function track(ev) {
   if (isDesktop()) call("RoomService.Track", { room: roomId, ...ev }).catch(() => {});
 }
 
-function changed() { for (const fn of listeners) { try { fn(); } catch (err) { console.error(err); } } }
+// changed publishes the open apps to the room's state (state.js: the Tool Console, the tray follow it).
+function changed() { update({ apps: openApps() }); }
 
 export class LaunchError extends Error {
   constructor(code, message) { super(message); this.code = code; }
@@ -59,8 +59,8 @@ class MiniApp {
   }
 
   open() {
-    this.win = openWindow({ title: this.title, appId: this.appId, onClose: () => close(this.appId), onReload: () => this.reload() });
-    this.win.el.addEventListener("voicebox:focus", () => { lastFocus = this.appId; });
+    this.win = openWindow({ title: this.title, appId: this.appId, onClose: () => close(this.appId), onReload: () => this.reload(),
+      onFocus: () => update({ front: this.appId }) }); // what File › Save Page to Shelf saves when no viewer is up
     const f = document.createElement("iframe");
     f.className = "mini-app-bridge";
     f.title = this.title;
@@ -80,18 +80,19 @@ class MiniApp {
     const ch = new MessageChannel();
     this.port = ch.port1;
     this.port.onmessage = (e) => this.onMessage(e.data);
-    this.frame.contentWindow.postMessage({ type: "connect" }, this.bridgeOrigin, [ch.port2]);
+    this.frame.contentWindow.postMessage(toBridge.connect(), this.bridgeOrigin, [ch.port2]);
   }
 
-  onMessage(d) {
-    if (!d || typeof d !== "object") return;
+  onMessage(raw) {
+    const d = fromBridge(raw);
+    if (!d) return;
     switch (d.type) {
       case "result": {
         const p = this.pending.get(d.id);
         if (!p) return;
         this.pending.delete(d.id);
         clearTimeout(p.timer);
-        if (d.ok !== true) return p.resolve(refusal(d.refused || "tool-error", d.message || ""));
+        if (!d.ok) return p.resolve(refusal(d.refused, d.message));
         let result;
         try { result = JSON.parse(d.result); } catch { return p.resolve(refusal("tool-error", "the tool's result is not JSON")); }
         return p.resolve({ ok: true, result });
@@ -102,11 +103,11 @@ class MiniApp {
         return;
       }
       case "closing": notify(`${this.title} was closed: ${d.message}`, "error"); close(this.appId); return;
-      case "ready": this.tools = Array.isArray(d.tools) ? d.tools : []; this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
-      case "tools": this.tools = Array.isArray(d.tools) ? d.tools : []; if (this.ready) this.mirror(false); return;
+      case "ready": this.tools = d.tools; this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
+      case "tools": this.tools = d.tools; if (this.ready) this.mirror(false); return;
       case "unloaded": this.unloaded(); return;
       case "verdict": {
-        const v = d.verdict || {};
+        const v = d.verdict;
         logActivity(this.title, `register ${v.name || "(unnamed)"}`, undefined, `${v.refused}: ${v.message}`, true);
         return;
       }
@@ -147,7 +148,7 @@ class MiniApp {
   reload() {
     if (!this.port) return;
     this.unloaded();
-    this.port.postMessage({ type: "reload" });
+    this.port.postMessage(toBridge.reload());
   }
 
   summary() { return { appId: this.appId, title: this.title, tools: this.tools.slice() }; }
@@ -167,7 +168,7 @@ class MiniApp {
 
   // call sends a tool call to the bridge. A direct call (window.voicebox.callTool: no Go caller times it)
   // gets the backstop and is reported to the desktop's watchdog; Go times and reports its own calls, and
-  // learns the port's call id through onId to cancel it (forget).
+  // learns the port's call id through onId to cancel it (cancelCall).
   call(name, args, direct, onId) {
     if (!this.port) return Promise.resolve(refusal("unknown-tool", `${this.title} is not running`));
     return new Promise((settle) => {
@@ -184,7 +185,7 @@ class MiniApp {
       this.pending.set(id, { resolve, timer });
       if (onId) onId(id);
       try {
-        this.port.postMessage({ type: "call", id, name, args });
+        this.port.postMessage(toBridge.call(id, name, args));
       } catch (err) {
         this.pending.delete(id);
         clearTimeout(timer);
@@ -193,17 +194,21 @@ class MiniApp {
     });
   }
 
-  // forget drops a call Go gave up on: an answer the bridge may still send goes nowhere.
-  forget(id) {
+  // cancelCall drops a call Go gave up on (an answer the bridge may still send goes nowhere) and tells the
+  // bridge, which cancels it in the app.
+  cancelCall(id) {
     const p = this.pending.get(id);
-    if (p) { this.pending.delete(id); clearTimeout(p.timer); }
+    if (!p) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    if (this.port) this.port.postMessage(toBridge.cancel(id));
   }
 
   ping() {
     return new Promise((resolve) => {
       const id = this.nextId++;
       this.pings.set(id, resolve);
-      this.port.postMessage({ type: "ping", id });
+      this.port.postMessage(toBridge.ping(id));
     });
   }
 
@@ -223,8 +228,7 @@ window.addEventListener("message", (e) => {
   for (const app of apps.values()) {
     if (!app.frame || e.source !== app.frame.contentWindow) continue;
     if (e.origin !== app.bridgeOrigin) return;
-    const d = e.data;
-    if (d && d.type === "bridge_ready" && d.launchId === app.launchId) app.connect();
+    if (isBridgeReady(e.data, app.launchId)) app.connect();
     return;
   }
 });
@@ -253,7 +257,7 @@ function guardMessage() {
 // its own launches) is closed again, so a launch that failed leaves nothing open. onOpen(app) hears of the
 // app it opened. by says who asks (the desktop's watchdog keeps an app it closed closed until the person
 // opens it): "person" (the default: the room's buttons, files the person opened, automation), "model" (Go's
-// callers), "watchdog" (its plan), "boot" (a room that boots opens its last opened file).
+// callers), "watchdog" (its plan), "boot" (a room that boots opens the files of its opened-files list).
 export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   await configReady;
   if (guardProblem()) throw new LaunchError("mini-apps-disabled", guardMessage());
@@ -282,9 +286,9 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   }
   const app = new MiniApp(info, req);
   apps.set(app.appId, app);
-  track({ op: "launch", appId: app.appId, title: app.title, request: relaunchRequest(info, req), by });
-  lastFocus = app.appId;
+  track({ op: "launch", appId: app.appId, title: app.title, request: target(subjectOf(app)).open, by });
   app.open();
+  update({ front: app.appId });
   changed();
   if (onOpen) onOpen(app);
   try {
@@ -312,22 +316,20 @@ async function mayLaunch(info, by) {
   throw new LaunchError("launch-failed", `${info.title} stays closed: ${why}.`);
 }
 
-// relaunchRequest is how to open the app again after a restart: by its id for the store, by the opened
-// document, or with its HTML.
-function relaunchRequest(info, req) {
-  if (info.source === "store") return { ref: info.appId };
-  if (info.source === "document") return { document: req.document };
-  return { html: req.html, name: req.name || "" };
+// subjectOf is an open app as subject.js takes it: what opens it again (after a restart, the watchdog's
+// plan) and what saving it to the shelf means.
+const subjectOf = (app) => ({ kind: "app", app: { appId: app.appId, title: app.title, source: app.source, request: app.request } });
+
+// openSubject is the open app with this id as a subject (subject.js), or null when it is not open.
+export function openSubject(appId) {
+  const app = apps.get(appId);
+  return app && !app.closed ? subjectOf(app) : null;
 }
 
-// frontApp is the open app the person used last, and what saving it to the shelf means (File › Save Page
-// to Shelf saves "the page that is open": the viewer's page when the viewer is up, else this app).
-export function frontApp() {
-  const app = apps.get(lastFocus);
-  if (!app || app.closed) return null;
-  const r = relaunchRequest({ appId: app.appId, source: app.source }, app.request);
-  const save = r.ref ? { ref: r.ref } : r.document ? { document: r.document } : { name: r.name || app.title, html: r.html };
-  return { appId: app.appId, title: app.title, source: app.source, save };
+// mayOpenApps resolves whether this room may create mini-app frames (guardProblem: fail closed).
+export async function mayOpenApps() {
+  await configReady;
+  return Boolean(config) && !guardProblem();
 }
 
 function unknownTool(appId, name) {
@@ -361,12 +363,12 @@ export function tools() {
 }
 
 export function openApps() {
-  return [...apps.values()].map((a) => ({ appId: a.appId, title: a.title, slug: a.slug, source: a.source, ready: a.ready, loads: a.loads, tools: a.tools.slice() }));
+  return [...apps.values()].map((a) => ({ appId: a.appId, title: a.title, slug: a.slug, source: a.source, document: a.request.document,
+    ready: a.ready, loads: a.loads, tools: a.tools.slice() }));
 }
 
 export const functionDeclarations = (provider) => call("RegistryService.FunctionDeclarations", provider);
 
-export function onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 
 // What Go asks of this room (voice, MCP, the Tool Console): run it through the same registry and answer.
 // Go times these requests and cancels a call or a launch it gave up on ("cancel", no answer): the call's
@@ -377,7 +379,7 @@ function cancel(id) {
   const e = fromGo.get(id);
   fromGo.delete(id);
   if (!e) return;
-  if (e.callId !== undefined) e.app.forget(e.callId);
+  if (e.callId !== undefined) e.app.cancelCall(e.callId);
   else if (e.app) closeIf(e.app);
   else e.cancelled = true; // not opened yet: it closes as soon as it opens
 }
@@ -434,37 +436,7 @@ on("activity", (a) => {
   if (undrawn.length > ACTIVITY_KEPT) undrawn.shift();
 });
 
-// ---- the room's own buttons ----
-async function launchFromRoom(what, label, by = "person") {
-  const who = by === "boot" ? "Voicebox" : "you";
-  try {
-    const r = await launch(what, { by });
-    logActivity(who, "launch", label, `${r.appId}: ${r.tools.length} tool(s)`);
-  } catch (err) {
-    if (by !== "boot") notify(err.message, "error"); // a booting room's refusal is the watchdog's plan
-    logActivity(who, "launch", label, `${err.code || "launch-failed"}: ${err.message}`, true);
-  }
-}
-export { launchFromRoom };
-
-function viewingRequest() {
-  const v = window.voiceboxRoom && window.voiceboxRoom.state && window.voiceboxRoom.state.viewing;
-  if (!v) return null;
-  if (v.kind === "entry") return [{ ref: v.entry.appId }, v.entry.title];
-  if (v.kind === "doc") return [{ document: v.doc.id }, v.doc.name];
-  return [{ html: v.source, name: v.name }, v.name];
-}
-
 function wire() {
-  const run = document.getElementById("file-run-app");
-  if (run) run.addEventListener("click", () => { const r = viewingRequest(); if (r) launchFromRoom(...r); });
-  // A file opened on the command line, by a second launch, a drop on the window or File › Open (desktop)
-  // opens as a mini-app.
-  document.addEventListener("voicebox:open-document", (e) => {
-    if (!config || guardProblem() || !e.detail) return;
-    e.preventDefault();
-    launchFromRoom({ document: e.detail.id }, e.detail.name, e.detail.by || "person");
-  });
   configReady.then((c) => {
     const box = document.getElementById("mini-app-container");
     if (c && c.unsafeNoGuard) {
@@ -480,39 +452,13 @@ function wire() {
     call("RegistryService.Goodbye", roomId).catch(() => {});
     track({ op: "goodbye" });
   });
-  recoverAtBoot();
 }
 
-// After the desktop restarted a hung web process, the reloaded room asks what happened: it shows the
-// notices and reopens the apps of the plan one after the other, leaving the one closed closed. When the
-// watchdog does not know which app stopped the room, the plan paces them (probationMs after each is ready)
-// so that, if the room stops again, one app is the newcomer (backend/recovery).
-async function recoverAtBoot() {
-  if (!isDesktop()) return;
-  let plan;
-  try { plan = await call("RoomService.Recovery", roomId); } catch { return; }
-  if (!plan || !plan.recovered) return;
-  for (const n of plan.notices || []) notify(n, "error");
-  logActivity("Voicebox", "watchdog", plan.reason, plan.closed ? `closed ${plan.closed.title} (${plan.why})` : "restarted", true);
-  await configReady;
-  let reopened = 0;
-  const failed = [];
-  const reopen = plan.reopen || [];
-  for (const [i, r] of reopen.entries()) {
-    try {
-      await launch(r.request, { by: "watchdog" });
-      reopened++;
-    } catch (err) {
-      failed.push(r.title);
-      notify(`Could not reopen ${r.title}: ${err.message}`, "error");
-    }
-    if (plan.probationMs > 0 && i < reopen.length - 1) await new Promise((ok) => setTimeout(ok, plan.probationMs));
-  }
-  track({ op: "reopened", reopened, failed });
-}
-
+// window.voicebox is the room's automation API (docs/sandbox.md, "Room ↔ Go"); nothing of the room's own
+// passes through it.
 const api = {
-  roomId, launch, callTool, close, tools, apps: openApps, functionDeclarations, onChange,
+  roomId, launch, callTool, close, tools, apps: openApps, functionDeclarations,
+  onChange: (fn) => subscribe(() => fn(), "apps"),
   ping: (appId) => { const a = apps.get(appId); return a && a.port ? a.ping() : Promise.reject(new Error("no such app")); },
 };
 window.voicebox = Object.assign(window.voicebox || {}, api);

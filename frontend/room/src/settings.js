@@ -87,5 +87,3 @@ function wire() {
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
 else wire();
-
-window.voiceboxSettings = { open, current: () => current };

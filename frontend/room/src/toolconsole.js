@@ -1,124 +1,110 @@
-// The Tool Console (#tool-console): every tool of every open app, with a form generated from its schema.
-// A call from here goes through Go's registry exactly like a model's call (Go validates the arguments
-// against the declaration, the bridge validates them again and enforces 5,000 ms and 64 KiB), so the room
-// is useful with no model at all. Outcomes are shown beside the form and in the activity log.
+// The Tool Console (#tool-console): every tool of every open app, with a form built from its schema
+// (schemaform.js). A call from here goes through Go's registry exactly like a model's call (Go validates
+// the arguments against the declaration, the bridge validates them again and enforces 5,000 ms and 64 KiB),
+// so the room is useful with no model at all. A running call shows how long it has run and can be
+// cancelled: Go refuses it `cancelled` and the app's execute is aborted. A result can be copied, and the
+// recent calls can be run again. Outcomes show beside the form and in the activity log.
 import { call } from "./transport.js";
-import { el, logActivity } from "./ui.js";
-import { onChange, openApps } from "./registry.js";
+import { el, notify, logActivity } from "./ui.js";
+import { get, subscribe } from "./state.js";
+import { objectFields } from "./schemaform.js";
+import { copyText } from "./clipboard.js";
 
 const $ = (id) => document.getElementById(id);
+const RECENT_CALLS = 8;
+const TICK_MS = 100;
 
-// field builds one input for a property schema; read() returns {set:false} for an empty optional field.
-function field(name, schema, required) {
-  const s = schema && typeof schema === "object" ? schema : {};
-  const type = s.type;
-  const id = `tc-${Math.random().toString(36).slice(2)}`;
-  let input, read;
-  const text = (v) => v.trim();
-  if (Array.isArray(s.enum) && (type === "string" || type === "number" || type === "integer")) {
-    input = el("select", { id, name }, el("option", { value: "" }, required ? "— choose —" : "— none —"),
-      ...s.enum.map((m) => el("option", { value: JSON.stringify(m) }, String(m))));
-    read = () => (input.value === "" ? { set: false } : { set: true, value: JSON.parse(input.value) });
-  } else if (type === "boolean") {
-    input = el("select", { id, name }, el("option", { value: "" }, "— unset —"), el("option", { value: "true" }, "true"), el("option", { value: "false" }, "false"));
-    read = () => (input.value === "" ? { set: false } : { set: true, value: input.value === "true" });
-  } else if (type === "number" || type === "integer") {
-    input = el("input", { id, name, type: "text", inputmode: "decimal", placeholder: type + rangeHint(s) });
-    read = () => {
-      const v = text(input.value);
-      if (v === "") return { set: false };
-      const n = Number(v);
-      return { set: true, value: Number.isNaN(n) ? v : n }; // a non-number goes as text: Go refuses its type
-    };
-  } else if (type === "string") {
-    input = el("input", { id, name, type: "text", placeholder: "text" + lengthHint(s) });
-    read = () => (input.value === "" ? { set: false } : { set: true, value: input.value });
-  } else if (type === "array") {
-    const items = s.items || {};
-    if (Array.isArray(items.enum)) {
-      input = el("select", { id, name, multiple: true, size: Math.min(5, items.enum.length) },
-        ...items.enum.map((m) => el("option", { value: JSON.stringify(m) }, String(m))));
-      read = () => {
-        const chosen = [...input.selectedOptions].map((o) => JSON.parse(o.value));
-        return chosen.length ? { set: true, value: chosen } : { set: false };
-      };
-    } else {
-      input = el("input", { id, name, type: "text", placeholder: `JSON array or a, b, c (${items.type || "any"})` });
-      read = () => {
-        const v = text(input.value);
-        if (v === "") return { set: false };
-        if (v.startsWith("[")) return { set: true, value: JSON.parse(v) };
-        return { set: true, value: v.split(",").map((x) => x.trim()).filter((x) => x !== "").map((x) => listItem(x, items.type)) };
-      };
-    }
-  } else {
-    input = el("textarea", { id, name, rows: 2, placeholder: "JSON" });
-    read = () => (text(input.value) === "" ? { set: false } : { set: true, value: JSON.parse(input.value) });
-  }
-  const label = el("label", { for: id }, name, required ? el("span", { class: "req", title: "required" }, " *") : null,
-    s.description ? el("small", {}, ` ${s.description}`) : null);
-  return { node: el("div", { class: "tc-field" }, label, input), read };
-}
+const recentCalls = []; // newest first: { appId, app, tool, args, ok, ms }
+const recentList = el("ol", { id: "tc-recent", class: "tc-recent" });
+const recentBox = el("details", { id: "tc-recent-box", class: "tc-recent-box", hidden: true }, el("summary", {}, "Recent calls"), recentList);
 
-function listItem(x, type) {
-  if (type === "number" || type === "integer") { const n = Number(x); return Number.isNaN(n) ? x : n; }
-  if (type === "boolean") return x === "true" ? true : x === "false" ? false : x;
-  return x;
-}
-function rangeHint(s) {
-  if (s.minimum === undefined && s.maximum === undefined) return "";
-  return ` ${s.minimum ?? "−∞"}…${s.maximum ?? "∞"}`;
-}
-function lengthHint(s) {
-  if (s.minLength === undefined && s.maxLength === undefined) return "";
-  return ` (${s.minLength ?? 0}–${s.maxLength ?? "∞"} chars)`;
-}
+const ticket = () => `tc-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 function toolCard(app, tool) {
-  const params = tool.parameters || {};
-  const props = params.properties || {};
-  const required = new Set(Array.isArray(params.required) ? params.required : []);
-  const fields = Object.keys(props).map((k) => [k, field(k, props[k], required.has(k))]);
+  const form = objectFields(tool.parameters || {});
   const raw = el("textarea", { class: "tc-raw", rows: 2, placeholder: "{ \"arguments\": \"as JSON\" } (overrides the form)" });
   const out = el("pre", { class: "tc-out", hidden: true });
-  const btn = el("button", { type: "submit" }, "Call");
-  const form = el("form", { class: "tc-form" }, ...fields.map(([, f]) => f.node),
-    el("details", { class: "tc-json" }, el("summary", {}, "Arguments as JSON"), raw), btn, out);
-  form.addEventListener("submit", async (e) => {
+  const status = el("span", { class: "tc-status", role: "status" });
+  const submit = el("button", { type: "submit" }, "Call");
+  const cancel = el("button", { type: "button", class: "tc-cancel", hidden: true }, "Cancel");
+  const copy = el("button", { type: "button", class: "tc-copy", hidden: true, onclick: () => copyText(out.textContent).then(() => notify("Result copied.", "ok"), (err) => notify(`Could not copy: ${err.message}`, "error")) }, "Copy");
+  const formEl = el("form", { class: "tc-form", novalidate: true }, ...form.nodes,
+    el("details", { class: "tc-json" }, el("summary", {}, "Arguments as JSON"), raw),
+    el("div", { class: "tc-run" }, submit, cancel, status), out, copy);
+  formEl.addEventListener("submit", async (e) => {
     e.preventDefault();
     let args;
     try {
-      if (raw.value.trim() !== "") args = JSON.parse(raw.value);
-      else {
-        args = {};
-        for (const [k, f] of fields) { const r = f.read(); if (r.set) args[k] = r.value; }
-      }
+      args = raw.value.trim() !== "" ? JSON.parse(raw.value) : form.read();
     } catch (err) {
       show(out, false, `not JSON: ${err.message}`);
       return;
     }
-    btn.disabled = true;
-    out.hidden = false;
-    out.textContent = "…";
+    const t = ticket();
+    const started = performance.now();
+    const tick = setInterval(() => { status.textContent = `running… ${seconds(performance.now() - started)}`; }, TICK_MS);
+    submit.disabled = true;
+    cancel.hidden = false;
+    cancel.disabled = false;
+    cancel.onclick = () => { cancel.disabled = true; call("RegistryService.CancelCall", t).catch((err) => notify(`Could not cancel: ${err.message}`, "error")); };
+    copy.hidden = true;
+    status.textContent = "running… 0.0 s";
+    out.hidden = true;
+    let ok = false;
     try {
-      const o = await call("RegistryService.Call", app.appId, tool.name, args);
+      const o = await call("RegistryService.ConsoleCall", t, app.appId, tool.name, args);
+      ok = o.ok;
       if (o.ok) show(out, true, JSON.stringify(o.result === undefined ? null : o.result, null, 2));
       else show(out, false, `${o.refused}${o.path ? ` at ${o.path}` : ""}: ${o.message}`);
     } catch (err) {
       show(out, false, `${err.code}: ${err.message}`);
       logActivity("console", `${tool.name} (${app.appId})`, args, `${err.code}: ${err.message}`, true);
     } finally {
-      btn.disabled = false;
+      clearInterval(tick);
+      const ms = performance.now() - started;
+      status.textContent = `${ok ? "answered" : "refused"} in ${Math.round(ms)} ms`;
+      submit.disabled = false;
+      cancel.hidden = true;
+      copy.hidden = out.hidden;
+      remember({ appId: app.appId, app: app.title, tool: tool.name, args, ok, ms });
     }
   });
   return el("details", { class: "tc-tool", dataset: { appId: app.appId, tool: tool.name } },
-    el("summary", {}, el("code", {}, tool.name), el("span", { class: "tc-desc" }, tool.description || "")), form);
+    el("summary", {}, el("code", {}, tool.name), el("span", { class: "tc-desc" }, tool.description || "")), formEl);
 }
 
 function show(out, ok, text) {
   out.hidden = false;
   out.className = `tc-out ${ok ? "ok" : "refused"}`;
   out.textContent = text;
+}
+
+// remember keeps a call for Recent calls; rerun runs one again through its tool's card, with its arguments.
+function remember(c) {
+  recentCalls.unshift(c);
+  recentCalls.length = Math.min(recentCalls.length, RECENT_CALLS);
+  renderRecent();
+}
+
+function rerun(c) {
+  const card = [...document.querySelectorAll("#tool-list details.tc-tool")].find((d) => d.dataset.appId === c.appId && d.dataset.tool === c.tool);
+  if (!card) {
+    notify(`${c.app} is not open: open it again to run ${c.tool}.`, "info");
+    return;
+  }
+  card.open = true;
+  card.querySelector(".tc-raw").value = JSON.stringify(c.args);
+  card.querySelector(".tc-json").open = true;
+  card.querySelector("form").requestSubmit();
+}
+
+function renderRecent() {
+  const open = new Set(get().apps.map((a) => a.appId));
+  recentBox.hidden = recentCalls.length === 0;
+  recentList.replaceChildren(...recentCalls.map((c) => el("li", { class: c.ok ? "ok" : "refused", dataset: { appId: c.appId, tool: c.tool } },
+    el("code", {}, c.tool), el("span", { class: "tc-desc" }, ` ${c.app} · ${JSON.stringify(c.args)} · ${Math.round(c.ms)} ms`),
+    el("button", { type: "button", class: "tc-rerun", disabled: !open.has(c.appId), title: "Run it again with the same arguments", onclick: () => rerun(c) }, "Run again"))));
 }
 
 // Each open app's section stays in place while its tools do not change, so an app that opens or closes
@@ -139,7 +125,9 @@ function section(a) {
 function render() {
   const list = $("tool-list");
   if (!list) return;
-  const apps = openApps();
+  if (!recentBox.isConnected) list.before(recentBox);
+  renderRecent();
+  const apps = get().apps;
   for (const id of [...sections.keys()]) if (!apps.some((a) => a.appId === id)) sections.delete(id);
   if (apps.length === 0) {
     list.replaceChildren(el("p", { class: "empty" }, "No app is open. Launch one from the tray; its tools appear here."));
@@ -158,5 +146,5 @@ function render() {
   nodes.forEach((node, i) => { if (list.children[i] !== node) list.insertBefore(node, list.children[i] || null); });
 }
 
-onChange(render);
+subscribe(render, "apps");
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", render); else render();

@@ -1,0 +1,57 @@
+// The room, the bridge and the SDK agree on the protocol's message types: every type the bridge
+// (backend/sandbox/bridge.js) or the SDK (sdk.js) sends or handles is in room/src/messages.js' table, every type of
+// the table is sent or handled where it belongs, the room's own modules build no message outside
+// messages.js, and the request channel's ops are Go's (backend/registry).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { TYPES, fromBridge, toBridge } from "./room/src/messages.js";
+
+const root = new URL("../", import.meta.url);
+const read = (rel) => readFileSync(fileURLToPath(new URL(rel, root)), "utf8");
+
+// typesIn finds the message types a script names: {type: "x"}, d.type === "x", case "x":.
+function typesIn(src) {
+  const out = new Set();
+  for (const m of src.matchAll(/\btype\s*(?::|===|!==|==|!=)\s*"([a-z_]+)"/g)) out.add(m[1]);
+  for (const m of src.matchAll(/\bcase\s+"([a-z_]+)"\s*:/g)) out.add(m[1]);
+  return out;
+}
+
+const sorted = (xs) => [...new Set(xs)].sort();
+
+test("the bridge sends and handles exactly the table's types", () => {
+  const want = sorted([...TYPES.handshake, ...TYPES.toBridge, ...TYPES.fromBridge, ...TYPES.toApp, ...TYPES.fromApp]);
+  assert.deepEqual(sorted(typesIn(read("backend/sandbox/bridge.js"))), want);
+});
+
+test("the SDK sends and handles exactly the app's side of the table", () => {
+  const want = sorted(["mini_app_ready", "voicebox_port", ...TYPES.toApp, ...TYPES.fromApp]);
+  assert.deepEqual(sorted(typesIn(read("backend/sandbox/sdk.js"))), want);
+});
+
+test("the room's modules build no protocol message of their own (they use messages.js' constructors)", () => {
+  const dir = fileURLToPath(new URL("frontend/room/src/", root));
+  const protocol = new Set([...TYPES.handshake, ...TYPES.toBridge, ...TYPES.fromBridge]);
+  for (const f of readdirSync(dir).filter((f) => f.endsWith(".js") && f !== "messages.js")) {
+    const built = [...readFileSync(dir + f, "utf8").matchAll(/\btype\s*:\s*"([a-z_]+)"/g)].map((m) => m[1]);
+    const found = built.filter((t) => protocol.has(t));
+    assert.deepEqual(found, [], `${f} names protocol types itself`);
+  }
+});
+
+test("the request ops are Go's", () => {
+  const ops = [...read("backend/registry/registry.go").matchAll(/\bOp\w+\s*=\s*"([a-z]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(sorted(ops), sorted(TYPES.requestOps));
+});
+
+test("fromBridge keeps what the room knows, in its shape", () => {
+  assert.deepEqual(fromBridge({ type: "result", id: 3, ok: false }), { type: "result", id: 3, ok: false, refused: "tool-error", path: "", message: "" });
+  assert.deepEqual(fromBridge({ type: "result", id: 3, ok: true, result: "1" }), { type: "result", id: 3, ok: true, result: "1" });
+  assert.equal(fromBridge({ type: "result", id: "3", ok: true }), null);
+  assert.deepEqual(fromBridge({ type: "ready", tools: "no" }).tools, []);
+  assert.equal(fromBridge({ type: "connect" }), null);
+  assert.equal(fromBridge(null), null);
+  assert.deepEqual(toBridge.cancel(7), { type: "cancel", id: 7 });
+});

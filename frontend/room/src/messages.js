@@ -1,0 +1,63 @@
+// The messages of the sandbox protocol (docs/sandbox.md, "Protocol") and of the room's request channel:
+// one table of their types, the constructors the room sends with, and the checks of what it receives.
+// The bridge and the SDK are classic scripts on the sandbox's origin and cannot import this module;
+// frontend/messages.test.mjs reads them (and Go's request ops) and fails when a type one of them sends or handles
+// is missing here, or the reverse. This module touches no DOM, so that node can import it.
+
+export const TYPES = {
+  // window messages: the bridge's hello to the room, the room's answer with a port; the app's hello to the
+  // bridge, the bridge's answer with a port
+  handshake: ["bridge_ready", "connect", "mini_app_ready", "voicebox_port"],
+  // room → bridge, on the room's port
+  toBridge: ["call", "cancel", "reload", "ping"],
+  // bridge → room, on the room's port
+  fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing"],
+  // bridge → app, on the app's port
+  toApp: ["call_tool", "cancel_call", "register_result", "ping"],
+  // app → bridge, on the app's port
+  fromApp: ["register_tool", "unregister_tool", "ready", "loaded", "unloading", "tool_result", "pong"],
+  // Go → room, on the room's request channel (backend/registry: Op…)
+  requestOps: ["call", "launch", "close", "cancel"],
+};
+
+// What the room sends a bridge.
+export const toBridge = {
+  connect: () => ({ type: "connect" }),
+  call: (id, name, args) => ({ type: "call", id, name, args }),
+  cancel: (id) => ({ type: "cancel", id }), // the bridge answers the call `cancelled` and cancels it in the app
+  reload: () => ({ type: "reload" }),
+  ping: (id) => ({ type: "ping", id }),
+};
+
+// isBridgeReady says whether a window message is the hello of the bridge with this launch id (the caller
+// has checked its source and origin).
+export const isBridgeReady = (d, launchId) => Boolean(d) && d.type === "bridge_ready" && d.launchId === launchId;
+
+const isObject = (d) => d !== null && typeof d === "object";
+const text = (v) => (typeof v === "string" ? v : "");
+const list = (v) => (Array.isArray(v) ? v : []);
+
+// fromBridge returns a message from a bridge's port in the shape the room relies on, or null when it is
+// not one the room knows: every field the room reads has its type (a missing text is "", a missing list []).
+export function fromBridge(d) {
+  if (!isObject(d)) return null;
+  switch (d.type) {
+    case "result":
+      if (typeof d.id !== "number") return null;
+      return d.ok === true
+        ? { type: "result", id: d.id, ok: true, result: text(d.result) }
+        : { type: "result", id: d.id, ok: false, refused: text(d.refused) || "tool-error", path: text(d.path), message: text(d.message) };
+    case "pong":
+      return typeof d.id === "number" ? { type: "pong", id: d.id } : null;
+    case "ready":
+    case "tools":
+      return { ...d, tools: list(d.tools) };
+    case "unloaded":
+      return { type: "unloaded" };
+    case "verdict":
+      return { type: "verdict", verdict: isObject(d.verdict) ? d.verdict : {} };
+    case "closing": // the bridge closes an app that churns its tools (docs/sandbox.md)
+      return { type: "closing", message: text(d.message) };
+  }
+  return TYPES.fromBridge.includes(d.type) ? d : null;
+}

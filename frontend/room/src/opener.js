@@ -1,0 +1,65 @@
+// Opening mini-apps from the room: the tray, the File Viewer's Open as Mini-App, the sample, the files the
+// person opened (command line, a second launch's hand-over, a drop, File › Open File…: several at once all
+// open, in their order, each window cascaded from the one before), and, after the desktop restarted a hung
+// web process, the watchdog's plan.
+import { call, roomId, isDesktop } from "./transport.js";
+import { notify, logActivity } from "./ui.js";
+import { launch, mayOpenApps, track } from "./registry.js";
+import { target } from "./subject.js";
+
+// launchFromRoom opens a subject (subject.js) and says how it went in the activity log and, when it failed
+// and the person asked, in a notice (a booting room's refusal is the watchdog's plan). opened(app) is told
+// as soon as the app's window is there. It resolves whether the app opened and became ready.
+export async function launchFromRoom(subject, by = "person", opened) {
+  const t = target(subject);
+  const who = by === "boot" ? "Voicebox" : "you";
+  try {
+    const r = await launch(t.open, { by, onOpen: opened });
+    logActivity(who, "launch", t.label, `${r.appId}: ${r.tools.length} tool(s)`);
+    return true;
+  } catch (err) {
+    if (by !== "boot") notify(err.message, "error");
+    logActivity(who, "launch", t.label, `${err.code || "launch-failed"}: ${err.message}`, true);
+    return false;
+  }
+}
+
+// openAll opens subjects as mini-apps in their order: each window opens once the one before it has (so the
+// cascade follows the order), without waiting for the apps to be ready. It resolves false, opening
+// nothing, when this room may not open mini-apps; else once every app is ready or failed.
+export async function openAll(subjects, by = "person") {
+  if (!(await mayOpenApps())) return false;
+  const launches = [];
+  for (const s of subjects) {
+    await new Promise((opened) => { launches.push(launchFromRoom(s, by, opened).finally(opened)); });
+  }
+  await Promise.all(launches);
+  return true;
+}
+
+// After the desktop restarted a hung web process, the reloaded room asks what happened: it shows the
+// notices and reopens the apps of the plan one after the other, leaving the one closed closed. When the
+// watchdog does not know which app stopped the room, the plan paces them (probationMs after each is ready)
+// so that, if the room stops again, one app is the newcomer (backend/recovery).
+export async function recoverAtBoot() {
+  if (!isDesktop()) return;
+  let plan;
+  try { plan = await call("RoomService.Recovery", roomId); } catch { return; }
+  if (!plan || !plan.recovered) return;
+  for (const n of plan.notices || []) notify(n, "error");
+  logActivity("Voicebox", "watchdog", plan.reason, plan.closed ? `closed ${plan.closed.title} (${plan.why})` : "restarted", true);
+  let reopened = 0;
+  const failed = [];
+  const reopen = plan.reopen || [];
+  for (const [i, r] of reopen.entries()) {
+    try {
+      await launch(r.request, { by: "watchdog" });
+      reopened++;
+    } catch (err) {
+      failed.push(r.title);
+      notify(`Could not reopen ${r.title}: ${err.message}`, "error");
+    }
+    if (plan.probationMs > 0 && i < reopen.length - 1) await new Promise((ok) => setTimeout(ok, plan.probationMs));
+  }
+  track({ op: "reopened", reopened, failed });
+}
