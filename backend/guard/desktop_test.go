@@ -331,26 +331,36 @@ func TestWatchdogRecoversFromHungFrame(t *testing.T) {
 	expect(t, r, "quit", "harness")
 }
 
-// TestWatchdogSparesAStoppedRoom: a web process that misses pings because it does not run (stopped
-// here for 3 s, as a loaded machine starves it) is not restarted, though it answered nothing for longer
-// than the CPU rule's 1 s; one that spins is restarted by that rule (HangAfter is 20 s in this run, so
-// only the CPU rule can have restarted it). TestWatchdogShortWallRuleKillsAStoppedRoom is the control.
-func TestWatchdogSparesAStoppedRoom(t *testing.T) {
+// runPaused runs the "stopped" scenario (env says how the web process is kept from running, and for how
+// long) and returns when it was kept from running and when it ran again. The events are dumped if t fails.
+func runPaused(t *testing.T, env ...string) (r *result, paused, resumed event) {
 	needDesktop(t)
-	r := runApp(t, "stopped", "GUARDLAB_HANG_AFTER=20s", "GUARDLAB_DEADLINE=45s")
-	defer func() {
+	r = runApp(t, "stopped", env...)
+	t.Cleanup(func() {
 		if t.Failed() {
 			r.dump(t)
 		}
-	}()
-	stopped, ok1 := r.first("stopped")
-	cont, ok2 := r.first("continued")
-	alive, ok3 := r.first("room:alive")
-	if !ok1 || !ok2 || !ok3 {
-		t.Fatalf("stopped %v, continued %v, the room answered afterwards %v", ok1, ok2, ok3)
+	})
+	paused, ok1 := r.first("stopped")
+	resumed, ok2 := r.first("continued")
+	if !ok1 || !ok2 {
+		t.Fatalf("kept from running %v, ran again %v", ok1, ok2)
+	}
+	return r, paused, resumed
+}
+
+// TestWatchdogSparesAStarvedRoom: a web process that misses pings because a loaded machine does not run
+// it (starved here for 3 s, longer than HangAfter's 2 s: runnable, it waits for a CPU) is not restarted;
+// once it runs again, one that spins is restarted by the CPU rule. The defaults are the desktop's.
+// TestWatchdogRestartsAStarvedRoomByTheWallClock is the control.
+func TestWatchdogSparesAStarvedRoom(t *testing.T) {
+	r, starved, cont := runPaused(t, "GUARDLAB_STARVE=1", "GUARDLAB_DEADLINE=45s")
+	alive, ok := r.first("room:alive")
+	if !ok {
+		t.Fatal("the room did not answer after it ran again")
 	}
 	if ing, ok := r.first("recovering"); ok && ing.MS < alive.MS {
-		t.Fatalf("the web process was restarted at %d ms, while stopped (%d–%d ms) or before it answered again (%d ms)", ing.MS, stopped.MS, cont.MS, alive.MS)
+		t.Fatalf("the web process was restarted at %d ms, while starved (%d–%d ms) or before it answered again (%d ms)", ing.MS, starved.MS, cont.MS, alive.MS)
 	}
 	hang, ok := r.first("frame:hang:start")
 	if !ok {
@@ -365,23 +375,25 @@ func TestWatchdogSparesAStoppedRoom(t *testing.T) {
 	expect(t, r, "quit", "harness")
 }
 
-// TestWatchdogShortWallRuleKillsAStoppedRoom is the control of TestWatchdogSparesAStoppedRoom: with the
-// CPU rule off and a 1 s wall clock instead, the same stopped, healthy room is restarted.
-func TestWatchdogShortWallRuleKillsAStoppedRoom(t *testing.T) {
-	needDesktop(t)
-	r := runApp(t, "stopped", "GUARDLAB_HANG_AFTER=1s", "GUARDLAB_HANG_CPU=-1", "GUARDLAB_STOP=2s", "GUARDLAB_STOP_ONLY=1")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
-	stopped, ok1 := r.first("stopped")
-	cont, ok2 := r.first("continued")
-	if !ok1 || !ok2 {
-		t.Fatalf("stopped %v, continued %v", ok1, ok2)
+// TestWatchdogRestartsAStarvedRoomByTheWallClock is the control of TestWatchdogSparesAStarvedRoom: when
+// the time the web process waits for a CPU counts (CPUWaitCounts; HangAfter 1 s in this run, a third of
+// the starvation), the same starved, healthy room is restarted.
+func TestWatchdogRestartsAStarvedRoomByTheWallClock(t *testing.T) {
+	r, starved, cont := runPaused(t, "GUARDLAB_STARVE=1", "GUARDLAB_CPU_WAIT_COUNTS=1", "GUARDLAB_HANG_AFTER=1s", "GUARDLAB_STOP_ONLY=1")
+	if ing, ok := r.first("recovering"); !ok || ing.MS < starved.MS {
+		t.Fatalf("the wall clock did not restart the room starved at %d–%d ms: %+v (ok %v)", starved.MS, cont.MS, ing, ok)
 	}
+}
+
+// TestWatchdogRestartsAStoppedRoom: a web process that neither runs nor waits for a CPU (stopped here)
+// and does not answer is restarted by HangAfter (1 s in this run; the CPU rule off).
+func TestWatchdogRestartsAStoppedRoom(t *testing.T) {
+	r, stopped, cont := runPaused(t, "GUARDLAB_HANG_AFTER=1s", "GUARDLAB_HANG_CPU=-1", "GUARDLAB_STOP=2s", "GUARDLAB_STOP_ONLY=1")
 	if ing, ok := r.first("recovering"); !ok || ing.MS < stopped.MS {
-		t.Fatalf("a 1 s wall rule did not restart the room stopped at %d–%d ms: %+v (ok %v)", stopped.MS, cont.MS, ing, ok)
+		t.Fatalf("HangAfter did not restart the room stopped at %d–%d ms: %+v (ok %v)", stopped.MS, cont.MS, ing, ok)
+	}
+	if !r.logContains("while the web process waited for no CPU") {
+		t.Error("the guard did not say HangAfter restarted the stopped web process")
 	}
 }
 

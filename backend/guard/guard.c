@@ -25,10 +25,15 @@ static char *home_uri;      // last room URI that committed in the top frame
 
 // watchdog state
 static guint ping_ms, hang_ms, hang_cpu_ms;
-static gint64 suspect_cpu_ms;   // the web process's CPU time when a ping was first late; -1: none yet
+static int cpu_wait_counts;     // Options.CPUWaitCounts (tests only)
 static gboolean armed;          // a room document committed since the last (re)start
 static gboolean ping_pending;
-static gint64 last_answer_at;   // monotonic µs: last ping answer (or arming)
+static gint64 ping_sent_at;     // monotonic µs
+static gint64 last_tick_at;     // monotonic µs: the watchdog's previous tick
+// Since the pending ping was late (docs/performance.md, "Watchdog"): the web
+// process's CPU time at the previous tick (ms; -1: none yet), how long it
+// ran, and how long it went unanswered while it waited for nothing.
+static gint64 seen_ran, ran_ms, unanswered_ms;
 static guint ping_gen;
 static GCancellable *ping_cancel;
 static gboolean active_ok;      // the handler is confined and the scripts are in
@@ -202,7 +207,6 @@ static void stop_ping(void)
         g_clear_object(&ping_cancel);
     }
     ping_pending = FALSE;
-    suspect_cpu_ms = -1;
     ping_gen++;
 }
 
@@ -240,40 +244,59 @@ static void ping_done(GObject *src, GAsyncResult *res, gpointer data)
         return;
     // Any answer, even an error, means the web process is running.
     ping_pending = FALSE;
-    suspect_cpu_ms = -1;
-    last_answer_at = g_get_monotonic_time();
     g_clear_object(&ping_cancel);
+}
+
+// late_tick measures a tick of a late ping (dt_ms since the previous tick)
+// and says whether the web process hangs: it ran hang_cpu_ms on a CPU (it
+// spins), or hang_ms went by without an answer, not counting the ticks at
+// which it waited for a CPU or the disk (a loaded machine that does not run
+// it).
+static gboolean late_tick(gint64 dt_ms)
+{
+    long long ran;
+    int waiting;
+    if (cpu_wait_counts || !voiceboxGuardWebSample(&ran, &waiting)) {
+        unanswered_ms += dt_ms; // nothing to measure: the wall clock alone
+    } else {
+        if (seen_ran >= 0) {
+            ran_ms += MAX(0, ran - seen_ran);
+            if (!waiting)
+                unanswered_ms += dt_ms;
+        }
+        seen_ran = ran;
+    }
+    if (hang_cpu_ms > 0 && ran_ms >= hang_cpu_ms) {
+        glog("watchdog: no answer, while the web process ran %" G_GINT64_FORMAT " ms on a CPU", ran_ms);
+        return TRUE;
+    }
+    if (unanswered_ms >= hang_ms) {
+        glog("watchdog: no answer for %" G_GINT64_FORMAT " ms while the web process waited for no CPU", unanswered_ms);
+        return TRUE;
+    }
+    return FALSE;
 }
 
 static gboolean watchdog_tick(gpointer unused)
 {
     if (guarded == NULL)
         return G_SOURCE_REMOVE;
+    gint64 now = g_get_monotonic_time();
+    // A tick that comes late means this (GTK) thread did not run: the time
+    // beyond two intervals is not the web process's to answer in.
+    gint64 dt_ms = MIN((now - last_tick_at) / 1000, 2 * (gint64)ping_ms);
+    last_tick_at = now;
     if (!armed)
         return G_SOURCE_CONTINUE;
-    gint64 now = g_get_monotonic_time();
     if (ping_pending) {
-        gint64 waited = now - last_answer_at;
-        if (waited >= (gint64)hang_ms * 1000) {
+        if (now - ping_sent_at >= (gint64)ping_ms * 1000 && late_tick(dt_ms))
             recover("hang", "the room stopped answering");
-        } else if (hang_cpu_ms > 0 && waited >= (gint64)ping_ms * 1000) {
-            // Late: a web process that spins keeps running on a CPU, one that
-            // waits for a CPU (a loaded machine) or for anything else does not
-            // (Options.HangCPU).
-            gint64 cpu = voiceboxGuardWebCPU();
-            if (cpu < 0) {
-                // no web process to measure: HangAfter alone
-            } else if (suspect_cpu_ms < 0) {
-                suspect_cpu_ms = cpu;
-            } else if (cpu - suspect_cpu_ms >= (gint64)hang_cpu_ms) {
-                glog("watchdog: no answer for %" G_GINT64_FORMAT " ms, while the web process ran %" G_GINT64_FORMAT " ms on a CPU",
-                     waited / 1000, cpu - suspect_cpu_ms);
-                recover("hang", "the room stopped answering");
-            }
-        }
         return G_SOURCE_CONTINUE;
     }
     ping_pending = TRUE;
+    ping_sent_at = now;
+    seen_ran = -1;
+    ran_ms = unanswered_ms = 0;
     ping_cancel = g_cancellable_new();
     webkit_web_view_evaluate_javascript(guarded, "0", -1, world_name, NULL, ping_cancel,
                                         ping_done, GUINT_TO_POINTER(ping_gen));
@@ -304,7 +327,6 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
         home_uri = g_strdup(uri);
         stop_ping();
         armed = TRUE;
-        last_answer_at = g_get_monotonic_time();
         if (recovering == 1)
             recovering = 2;
         break;
@@ -518,7 +540,7 @@ static gboolean parent_set_hook(GSignalInvocationHint *hint, guint n, const GVal
 
 int vbg_install(const char *origin, const char *world, const char *forwarder, const char *page,
                 const char *take_mic, int mock, unsigned int ping, unsigned int hang,
-                unsigned int hang_cpu)
+                unsigned int hang_cpu, int wait_counts)
 {
     room_origin = g_strdup(origin);
     room_scheme = g_uri_parse_scheme(origin);
@@ -532,7 +554,8 @@ int vbg_install(const char *origin, const char *world, const char *forwarder, co
     ping_ms = ping;
     hang_ms = hang;
     hang_cpu_ms = hang_cpu;
-    suspect_cpu_ms = -1;
+    cpu_wait_counts = wait_counts;
+    last_tick_at = g_get_monotonic_time();
 
     // Make sure the classes (and so the signals) exist before gtk_init.
     g_type_class_ref(GTK_TYPE_WIDGET);

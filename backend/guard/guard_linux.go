@@ -56,7 +56,11 @@ func Install(o Options) error {
 	if os.Getenv(MockCaptureEnv) == "1" {
 		mock = 1
 	}
-	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang), C.uint(hangCPU)); rc != 0 {
+	waitsCount := C.int(0)
+	if o.CPUWaitCounts {
+		waitsCount = 1
+	}
+	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang), C.uint(hangCPU), waitsCount); rc != 0 {
 		return fmt.Errorf("guard: could not install the GTK hook (%d)", int(rc))
 	}
 	return nil
@@ -99,20 +103,31 @@ func voiceboxGuardFileDrop(paths **C.char, n C.int) {
 // webProcessName is how /proc names WebKitGTK's web processes (15 bytes at most).
 const webProcessName = "WebKitWebProces"
 
-//export voiceboxGuardWebCPU
-func voiceboxGuardWebCPU() C.longlong {
-	var total time.Duration
+// webWaits is the watchdog's look at the web processes from one tick to the next (GTK thread only).
+var webWaits procs.WaitWatch
+
+// voiceboxGuardWebSample tells the watchdog how long the web processes' main threads have run on a CPU
+// (*ranMS) and whether any of their threads waits for a CPU or the disk (*waiting). 0: no web process.
+//
+//export voiceboxGuardWebSample
+func voiceboxGuardWebSample(ranMS *C.longlong, waiting *C.int) C.int {
+	pids := procs.Children(os.Getpid(), webProcessName)
+	var ran time.Duration
 	found := false
-	for _, pid := range procs.Children(os.Getpid(), webProcessName) {
+	for _, pid := range pids {
 		if d, ok := procs.MainThreadCPU(pid); ok {
-			total += d
+			ran += d
 			found = true
 		}
 	}
 	if !found {
-		return -1
+		return 0
 	}
-	return C.longlong(total.Milliseconds())
+	*ranMS, *waiting = C.longlong(ran.Milliseconds()), 0
+	if webWaits.Waiting(pids) {
+		*waiting = 1
+	}
+	return 1
 }
 
 //export voiceboxGuardRecovered

@@ -1,8 +1,9 @@
 //go:build linux
 
-// Package procs reads, from /proc, the child processes of a process and how much CPU time a process's
-// main thread has had: the guard's watchdog tells a web process that spins from one that waits for a CPU
-// (backend/guard, docs/performance.md).
+// Package procs reads, from /proc, the child processes of a process, how much CPU time a process's main
+// thread has had and whether its threads wait for a CPU: the guard's watchdog tells a web process that
+// spins or is stuck from one that a loaded machine does not run (backend/guard, docs/performance.md,
+// "Watchdog").
 package procs
 
 import (
@@ -86,17 +87,92 @@ func parentOf(pid int) (int, bool) {
 	return pp, err == nil
 }
 
-// MainThreadCPU is how long pid's main thread has run on a CPU: /proc/<pid>/task/<pid>/schedstat (ns),
-// else its stat's user and system time (clock ticks, assumed 100 per second).
-func MainThreadCPU(pid int) (time.Duration, bool) {
-	task := filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid))
-	if b, err := os.ReadFile(filepath.Join(task, "schedstat")); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			if ns, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-				return time.Duration(ns), true
+// threadRan reads how long a thread has run on a CPU from /proc/<pid>/task/<tid>/schedstat (ns). (Its
+// second figure, the time spent waiting for a CPU, is only added once the thread gets one: a thread that
+// waits right now does not show there. Waiting looks at the thread's state instead.)
+func threadRan(pid, tid int) (time.Duration, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "schedstat"))
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 0, false
+	}
+	r, err := strconv.ParseInt(f[0], 10, 64)
+	return time.Duration(r), err == nil
+}
+
+// threadState is a thread's state letter in /proc/<pid>/task/<tid>/stat: R running or runnable, S
+// sleeping, D waiting for the disk, T stopped…
+func threadState(pid, tid int) (byte, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	close := strings.LastIndexByte(s, ')')
+	if close < 0 || close+2 >= len(s) {
+		return 0, false
+	}
+	return s[close+2], true
+}
+
+// WaitWatch tells, from one look to the next, whether processes wait for the machine: one of their
+// threads is runnable but ran less than half the time since the last look (it waits for a CPU), or waits
+// for the disk. A thread that spins runs; one that is stopped, or sleeps waiting for an answer that does
+// not come, does not wait for the machine. The zero value is ready.
+type WaitWatch struct {
+	at  time.Time
+	ran map[int]time.Duration // by thread id, at the last look
+}
+
+// Waiting looks at every thread of pids now.
+func (w *WaitWatch) Waiting(pids []int) bool {
+	now := time.Now()
+	half := now.Sub(w.at) / 2
+	ran := map[int]time.Duration{}
+	waiting := false
+	for _, pid := range pids {
+		for _, tid := range Threads(pid) {
+			st, ok := threadState(pid, tid)
+			if !ok {
+				continue
+			}
+			r, _ := threadRan(pid, tid)
+			ran[tid] = r
+			before, seen := w.ran[tid]
+			switch {
+			case st == 'D':
+				waiting = true
+			case st == 'R' && (!seen || r-before < half):
+				waiting = true
 			}
 		}
 	}
+	w.at, w.ran = now, ran
+	return waiting
+}
+
+// Threads are the ids of pid's threads (its main thread's is pid).
+func Threads(pid int) []int {
+	dirs, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	var out []int
+	for _, d := range dirs {
+		if tid, err := strconv.Atoi(d.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out
+}
+
+// MainThreadCPU is how long pid's main thread has run on a CPU: /proc/<pid>/task/<pid>/schedstat (ns),
+// else its stat's user and system time (clock ticks, assumed 100 per second).
+func MainThreadCPU(pid int) (time.Duration, bool) {
+	if ran, ok := threadRan(pid, pid); ok {
+		return ran, true
+	}
+	task := filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid))
 	b, err := os.ReadFile(filepath.Join(task, "stat"))
 	if err != nil {
 		return 0, false

@@ -5,6 +5,7 @@ package procs
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -45,5 +46,51 @@ func TestChildrenAndTheirCPU(t *testing.T) {
 	}
 	if slept, ok := MainThreadCPU(sleep.Process.Pid); !ok || slept > 50*time.Millisecond {
 		t.Fatalf("the sleeping child ran %v (ok %v), want next to nothing", slept, ok)
+	}
+}
+
+// A process that a busy CPU does not run waits (TestWatchdogSparesAStarvedRoom starves the web process
+// the same way); one that is stopped or sleeps does not, though none of them runs.
+func TestWaitWatch(t *testing.T) {
+	look := func(pid int) bool {
+		var w WaitWatch
+		w.Waiting([]int{pid})
+		time.Sleep(200 * time.Millisecond)
+		return w.Waiting([]int{pid})
+	}
+	start := func(name string, args ...string) *exec.Cmd {
+		c := exec.Command(name, args...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	sleeper := start("sleep", "30")
+	stopped := start("sleep", "30")
+	stopped.Process.Signal(syscall.SIGSTOP)
+	spin := start("sh", "-c", "while :; do :; done")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st, _ := threadState(stopped.Process.Pid, stopped.Process.Pid)
+		if st == 'T' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped child is in state %q", st)
+		}
+	}
+	if look(sleeper.Process.Pid) {
+		t.Error("a sleeping child waits for the machine")
+	}
+	if look(stopped.Process.Pid) {
+		t.Error("a stopped child waits for the machine")
+	}
+	var starved bool
+	err := Starve(spin.Process.Pid, 0, func() { starved = look(spin.Process.Pid) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !starved {
+		t.Error("a starved spinning child does not wait for the machine")
 	}
 }

@@ -10,7 +10,9 @@
 //	GUARDLAB_OUT        output file (required)
 //	GUARDLAB_SCENARIO   leak | watchdog | stopped | perm | nav | navblank | lookups
 //	GUARDLAB_HANG_AFTER, GUARDLAB_HANG_CPU: guard.Options' HangAfter and HangCPU (durations)
+//	GUARDLAB_CPU_WAIT_COUNTS=1  guard.Options' CPUWaitCounts
 //	GUARDLAB_STOP       stopped: how long the web process is stopped (default 3s)
+//	GUARDLAB_STARVE=1   stopped: starve the web process instead (procs.Starve)
 //	GUARDLAB_STOP_ONLY=1  stopped: quit once the web process runs again
 //	GUARDLAB_LABEL      lookups: the DNS label the frames use (VOICEBOX_RESOLVE_LOG records lookups)
 //	GUARDLAB_DEADLINE   self-quit after this duration (default 25s)
@@ -147,10 +149,11 @@ func main() {
 
 	envDur := func(name string) time.Duration { d, _ := time.ParseDuration(os.Getenv(name)); return d }
 	gerr := guard.Install(guard.Options{
-		HangAfter:  envDur("GUARDLAB_HANG_AFTER"),
-		HangCPU:    envDur("GUARDLAB_HANG_CPU"),
-		RoomOrigin: "wails://wails",
-		Disabled:   os.Getenv(guard.UnsafeNoGuardEnv) == "1",
+		HangAfter:     envDur("GUARDLAB_HANG_AFTER"),
+		HangCPU:       envDur("GUARDLAB_HANG_CPU"),
+		CPUWaitCounts: os.Getenv("GUARDLAB_CPU_WAIT_COUNTS") == "1",
+		RoomOrigin:    "wails://wails",
+		Disabled:      os.Getenv(guard.UnsafeNoGuardEnv) == "1",
 		ConfirmExternal: func(url string) bool {
 			record("confirm", url)
 			return !strings.Contains(url, "deny")
@@ -278,9 +281,9 @@ func drive(scenario string, deadline time.Duration) {
 	}
 }
 
-// stopped stops the room's web process (SIGSTOP) for GUARDLAB_STOP, as a loaded machine would starve it:
-// it misses pings but runs nothing meanwhile. Then the room is asked to answer, and to open a frame that
-// spins.
+// stopped stops the room's web process (SIGSTOP) for GUARDLAB_STOP: it misses pings and runs nothing
+// meanwhile, nor waits for a CPU. With GUARDLAB_STARVE=1 it starves it instead, as a loaded machine does:
+// runnable, it waits for a CPU. Then the room is asked to answer, and to open a frame that spins.
 func stopped() {
 	if !wait("room:ready", 1, 20*time.Second) {
 		quit("stopped-no-room")
@@ -296,10 +299,18 @@ func stopped() {
 	if err != nil {
 		d = 3 * time.Second
 	}
-	syscall.Kill(pids[0], syscall.SIGSTOP)
-	record("stopped", d.String())
-	time.Sleep(d)
-	syscall.Kill(pids[0], syscall.SIGCONT)
+	if os.Getenv("GUARDLAB_STARVE") == "1" {
+		if err := procs.Starve(pids[0], d, func() { record("stopped", d.String()) }); err != nil {
+			record("starve-failed", err.Error())
+			quit("stopped-starve-failed")
+			return
+		}
+	} else {
+		syscall.Kill(pids[0], syscall.SIGSTOP)
+		record("stopped", d.String())
+		time.Sleep(d)
+		syscall.Kill(pids[0], syscall.SIGCONT)
+	}
 	record("continued", "")
 	if os.Getenv("GUARDLAB_STOP_ONLY") == "1" {
 		time.Sleep(300 * time.Millisecond)
