@@ -35,13 +35,16 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
-# Every layer: vet, Go unit/HTTP/browser tests under -race, the JavaScript twins, the real desktop binary,
-# and a fuzz run of each target bounded by executions, never by time.
+# Every layer: vet, the Go packages under -race, the JavaScript twins, the suites in tests/ that drive the
+# real binary (browsers, the desktop under Xvfb, the packages), and a fuzz run of each target bounded by
+# executions, never by time. The suites in tests/ run one at a time (-p 1), so two browsers or desktops never
+# share the two cores, and without -race: the binary they drive is the release build either way.
 test: deps-test build
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) -C scripts/package vet ./...
 	$(GO) -C scripts/package test ./...
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/tests/')
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -tags $(TAGS) -timeout 20m ./tests/...
 	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
 	$(MAKE) test-js
 	$(MAKE) fuzz FUZZTIME=$(GATE_FUZZ)

@@ -102,6 +102,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
 	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
 	reg := registry.New(bus)
+	exp := exposed.New(reg)
 	h := &Host{
 		Settings:        prefs,
 		Paths:           p,
@@ -113,9 +114,9 @@ func New(p config.Paths, o Options) (*Host, error) {
 		Recent:          recents,
 		RecentService:   services.NewRecentService(recents, st),
 		Registry:        reg,
-		Exposed:         exposed.New(reg),
+		Exposed:         exp,
 		Sandbox:         sb,
-		RegistryService: services.NewRegistryService(reg, sb),
+		RegistryService: services.NewRegistryService(exp, sb),
 		SandboxService:  services.NewSandboxService(sb, st, docs),
 	}
 	h.initMCP()
