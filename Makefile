@@ -69,6 +69,11 @@ bench: deps-test build
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestBenchmark(RoundTrip|MCP)' -v ./tests/e2e
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -timeout 30m -run 'TestBenchmark(MCP|Desktop)' -v ./tests/desktop
 
+# The compatibility table (tests/compat, docs/webmcp.md): every page of the corpus as a plain page and as a
+# mini-app, in Chromium and WebKitGTK. `make test` runs a few of its pages in Chromium.
+compat: deps-test build
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_COMPAT=full $(GO) test -count=1 -v -tags $(TAGS) -run TestCompat -timeout 20m ./tests/compat
+
 # Contributors with the Wails CLI can use live reload; see README.
 wails-dev:
 	wails dev -tags webkit2_41

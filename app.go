@@ -125,6 +125,8 @@ func desktopBindings(h *host.Host, room *RoomService) []any { return append(h.Ro
 var desktopOnly = map[string]bool{
 	"RoomService.OpenFolder": true, "RoomService.OpenFiles": true, "RoomService.Track": true, "RoomService.Recovery": true,
 	"RoomService.MayLaunch": true,
+	// a mini-app's download and copy: `voicebox serve` saves and copies in the browser (mediation.js)
+	"RoomService.SaveDownload": true, "RoomService.CopyText": true,
 }
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:

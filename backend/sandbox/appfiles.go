@@ -116,7 +116,7 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 // app's CSP and Permissions-Policy.
 func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, page string) {
 	trace.Mark("app-document")
-	body, ctype := AppDocument(page, s.sdkTag)
+	body, ctype := AppDocument(page, s.sdk.tagFor(page))
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Security-Policy", s.appCSP(l))

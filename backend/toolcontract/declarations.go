@@ -77,11 +77,19 @@ func checkProvider(provider string) error {
 //   - a tool whose root ends up with no properties is declared without
 //     parameters (Gemini refuses an empty OBJECT there).
 //
+// A tool whose annotations say readOnlyHint gets "(Read-only: it changes
+// nothing.)" after its description, since neither provider has a field for
+// the hint (MCP clients get the annotations themselves).
+//
 // Nothing is lost in safety: every call is still validated by
 // Tool.ValidateArgs against the original schema before dispatch.
 func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
 	if err := checkProvider(provider); err != nil {
 		return nil, err
+	}
+	desc := t.Description
+	if t.Annotations.ReadOnly() {
+		desc = strings.TrimSpace(desc + " " + readOnlyNote)
 	}
 	if provider == ProviderOpenAI {
 		return json.Marshal(struct {
@@ -89,13 +97,13 @@ func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			Parameters  json.RawMessage `json:"parameters"`
-		}{"function", name, t.Description, t.Parameters})
+		}{"function", name, desc, t.Parameters})
 	}
 	d := struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		Parameters  json.RawMessage `json:"parameters,omitempty"`
-	}{Name: name, Description: t.Description}
+	}{Name: name, Description: desc}
 	if p, err := parseTree(t.Parameters); err == nil {
 		if g := geminiSchema(p); g != nil {
 			d.Parameters = g.encode()
@@ -103,6 +111,9 @@ func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
 	}
 	return json.Marshal(d)
 }
+
+// readOnlyNote tells a voice model what readOnlyHint says (its declarations have no field for it).
+const readOnlyNote = "(Read-only: it changes nothing.)"
 
 func str(s string) *jval { return &jval{k: jStr, s: s} }
 
