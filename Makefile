@@ -62,11 +62,12 @@ fuzz:
 
 # Go benchmarks (store discovery beside find, argument validation beside jsonschema/v5), then the sandbox's
 # round trip in headless Chromium beside a bare relay through the same frames, then an app's echo through
-# MCP beside list_mini_apps (the Go ↔ room hop) in serve and in the desktop window under Xvfb.
+# MCP beside list_mini_apps (the Go ↔ room hop) in serve and in the desktop window under Xvfb, then the
+# desktop's cold start by stage, memory, watchdog recovery and second launch beside WebKitGTK's MiniBrowser.
 bench: deps-test build
 	$(GO) test -run '^$$' -bench . -benchmem -tags $(TAGS) ./backend/...
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestBenchmark(RoundTrip|MCP)' -v ./tests/e2e
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run TestBenchmarkMCP -v ./tests/desktop
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -timeout 30m -run 'TestBenchmark(MCP|Desktop)' -v ./tests/desktop
 
 # The compatibility table (tests/compat, docs/webmcp.md): every page of the corpus as a plain page and as a
 # mini-app, in Chromium and WebKitGTK. `make test` runs a few of its pages in Chromium.
