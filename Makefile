@@ -35,13 +35,16 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
-# Every layer: vet, Go unit/HTTP/browser tests under -race, the JavaScript twins, the real desktop binary,
-# and a fuzz run of each target bounded by executions, never by time.
+# Every layer: vet, the Go packages under -race, the JavaScript twins, the suites in tests/ that drive the
+# real binary (browsers, the desktop under Xvfb, the packages), and a fuzz run of each target bounded by
+# executions, never by time. The suites in tests/ run one at a time (-p 1), so two browsers or desktops never
+# share the two cores, and without -race: the binary they drive is the release build either way.
 test: deps-test build
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) -C scripts/package vet ./...
 	$(GO) -C scripts/package test ./...
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/tests/')
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -tags $(TAGS) -timeout 20m ./tests/...
 	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
 	$(MAKE) test-js
 	$(MAKE) fuzz FUZZTIME=$(GATE_FUZZ)
@@ -59,11 +62,17 @@ fuzz:
 
 # Go benchmarks (store discovery beside find, argument validation beside jsonschema/v5), then the sandbox's
 # round trip in headless Chromium beside a bare relay through the same frames, then an app's echo through
-# MCP beside list_mini_apps (the Go ↔ room hop) in serve and in the desktop window under Xvfb.
+# MCP beside list_mini_apps (the Go ↔ room hop) in serve and in the desktop window under Xvfb, then the
+# desktop's cold start by stage, memory, watchdog recovery and second launch beside WebKitGTK's MiniBrowser.
 bench: deps-test build
 	$(GO) test -run '^$$' -bench . -benchmem -tags $(TAGS) ./backend/...
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestBenchmark(RoundTrip|MCP)' -v ./tests/e2e
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run TestBenchmarkMCP -v ./tests/desktop
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -timeout 30m -run 'TestBenchmark(MCP|Desktop)' -v ./tests/desktop
+
+# The compatibility table (tests/compat, docs/webmcp.md): every page of the corpus as a plain page and as a
+# mini-app, in Chromium and WebKitGTK. `make test` runs a few of its pages in Chromium.
+compat: deps-test build
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_COMPAT=full $(GO) test -count=1 -v -tags $(TAGS) -run TestCompat -timeout 20m ./tests/compat
 
 # Contributors with the Wails CLI can use live reload; see README.
 wails-dev:

@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"log"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,11 +20,14 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/voicebox/voicebox/backend/cli"
+	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/instance"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/frontend"
 )
@@ -41,20 +43,32 @@ type App struct {
 	guard desktopGuard
 }
 
-// runDesktop opens the window and blocks until it closes.
+// runDesktop opens the window and blocks until it closes. A Voicebox already running on the same data
+// folder gets this launch's files instead, before anything is opened here (backend/instance).
 func runDesktop(cmd cli.Command) int {
-	h, err := openHost(cmd, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
+	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
 	if err != nil {
 		return fail(err)
 	}
-	defer h.Close()
 	cwd, _ := os.Getwd()
+	id := instance.ID(paths.Data)
+	if instance.HandOver(id, os.Args[1:], cwd) {
+		log.Printf("handed %d file(s) to the Voicebox already running on %s", len(cmd.Files), paths.Data)
+		return 0
+	}
+	h, err := host.New(paths, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
+	if err != nil {
+		return fail(err)
+	}
+	trace.Mark("host-ready")
+	defer h.Close()
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
 	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
 	if err := app.installGuard(); err != nil {
 		return fail(err)
 	}
+	trace.WatchWebView()
 	err = wails.Run(&options.App{
 		Title:            "Voicebox",
 		Width:            1280,
@@ -68,7 +82,7 @@ func runDesktop(cmd cli.Command) int {
 		Bind:             desktopBindings(h, room),
 		ErrorFormatter:   services.FormatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
-			UniqueId:               instanceID(h.Paths.Data),
+			UniqueId:               id,
 			OnSecondInstanceLaunch: app.secondInstance,
 		},
 		// DisableWebViewDrop would unset the webview as a GTK drop target in Wails v2.9.2, and no file drop
@@ -77,12 +91,26 @@ func runDesktop(cmd cli.Command) int {
 		// own, which ignore drags that started in the window. tests/desktop TestDropOpensTheFile drags for
 		// real from another client; TestDragInsideAnAppOpensNothing drags inside a mini-app.
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
-		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: webviewGPU()},
 	})
 	if err != nil {
 		return fail(err)
 	}
 	return 0
+}
+
+// GPUEnv set to "1" gives the web view Wails' own GPU policy (on demand) back.
+const GPUEnv = "VOICEBOX_GPU"
+
+// webviewGPU is the web view's hardware acceleration policy: never, unless VOICEBOX_GPU=1. Accelerated
+// compositing rasterizes the room and every app frame through GL; without a GPU (Mesa's llvmpipe: a VM, a
+// remote desktop, Xvfb) that took ~40% of the start's CPU and half the web process's memory, for a room of
+// documents that paints as well without it (WebGL and canvas included). docs/performance.md has the figures.
+func webviewGPU() linux.WebviewGpuPolicy {
+	if os.Getenv(GPUEnv) == "1" {
+		return linux.WebviewGpuPolicyOnDemand
+	}
+	return linux.WebviewGpuPolicyNever
 }
 
 // DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).
@@ -97,6 +125,8 @@ func desktopBindings(h *host.Host, room *RoomService) []any { return append(h.Ro
 var desktopOnly = map[string]bool{
 	"RoomService.OpenFolder": true, "RoomService.OpenFiles": true, "RoomService.Track": true, "RoomService.Recovery": true,
 	"RoomService.MayLaunch": true,
+	// a mini-app's download and copy: `voicebox serve` saves and copies in the browser (mediation.js)
+	"RoomService.SaveDownload": true, "RoomService.CopyText": true,
 }
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
@@ -116,21 +146,15 @@ func roomCSP(bridgeOrigin string) assetserver.Middleware {
 	}
 }
 
-// instanceID keys the single-instance lock by data folder, so two Voiceboxes on different data folders
-// (a test beside a person's own) do not hand files to each other.
-func instanceID(data string) string {
-	sum := sha256.Sum256([]byte(data))
-	return "dev.voicebox.desktop." + hex.EncodeToString(sum[:6])
-}
-
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	a.setLiveContext(ctx)
+	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.
+	// Before the store is watched: MCP's callers wait for the store's first scan only if they read it.
+	a.host.StartMCP(a.mcp, "desktop", version)
 	if err := a.host.Start(ctx); err != nil {
 		runtime.LogErrorf(ctx, "start: %v", err)
 	}
-	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.
-	a.host.StartMCP(a.mcp, "desktop", version)
 	// Ctrl+C or a session's SIGTERM quits the way the menu does, so the MCP discovery file goes too.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -290,7 +314,10 @@ func (a *App) roomConfig() services.RoomConfig {
 type RoomService struct{ app *App }
 
 // Config tells the room where it runs.
-func (r *RoomService) Config() (services.RoomConfig, error) { return r.app.roomConfig(), nil }
+func (r *RoomService) Config() (services.RoomConfig, error) {
+	trace.Mark("room-config") // the room's modules run: its first call
+	return r.app.roomConfig(), nil
+}
 
 // OpenFolder lets the person pick the workspace. It returns nil if they cancelled.
 func (r *RoomService) OpenFolder() (*services.RoomConfig, error) { return r.app.openFolder() }

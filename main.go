@@ -18,6 +18,7 @@ import (
 	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/frontend"
 )
 
@@ -28,6 +29,7 @@ var icon []byte
 var version = "dev"
 
 func main() {
+	trace.Mark("main")
 	cmd, err := cli.Parse(os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "voicebox: %v\n\n%s", err, cli.Usage)

@@ -26,9 +26,16 @@ test("the bridge sends and handles exactly the table's types", () => {
   assert.deepEqual(sorted(typesIn(read("backend/sandbox/bridge.js"))), want);
 });
 
+// The SDK is sdk.js and its sections (sdkscript.go): the capabilities send downloads and copies; the forms
+// and IndexedDB sections talk through the core and name no message (their "type"s are schema types).
 test("the SDK sends and handles exactly the app's side of the table", () => {
   const want = sorted(["mini_app_ready", "voicebox_port", ...TYPES.toApp, ...TYPES.fromApp]);
-  assert.deepEqual(sorted(typesIn(read("backend/sandbox/sdk.js"))), want);
+  const sdk = read("backend/sandbox/sdk.js") + read("backend/sandbox/sdk-capabilities.js");
+  assert.deepEqual(sorted(typesIn(sdk)), want);
+  const protocol = new Set(Object.values(TYPES).flat());
+  for (const f of ["sdk-forms.js", "sdk-idb.js"]) {
+    assert.deepEqual([...typesIn(read(`backend/sandbox/${f}`))].filter((t) => protocol.has(t)), [], `${f} names protocol types`);
+  }
 });
 
 test("the room's modules build no protocol message of their own (they use messages.js' constructors)", () => {
@@ -54,4 +61,9 @@ test("fromBridge keeps what the room knows, in its shape", () => {
   assert.equal(fromBridge({ type: "connect" }), null);
   assert.equal(fromBridge(null), null);
   assert.deepEqual(toBridge.cancel(7), { type: "cancel", id: 7 });
+  assert.deepEqual(fromBridge({ type: "tools", tools: [], refused: "no" }).refused, []);
+  assert.deepEqual(fromBridge({ type: "attention", on: "yes" }), { type: "attention", on: false });
+  assert.deepEqual(fromBridge({ type: "notice", kind: "alert", text: 3 }), { type: "notice", kind: "alert", text: "" });
+  assert.equal(fromBridge({ type: "download", name: "a.txt", blob: "not a blob" }), null);
+  assert.equal(fromBridge({ type: "download", name: "a.txt", blob: new Blob(["x"]) }).name, "a.txt");
 });

@@ -10,6 +10,7 @@
 package exposed
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -39,6 +40,17 @@ func (s *Snapshot) Name(appID, tool string) string {
 
 // Tool is the declaration of an open app's tool (nil when that tool is not open).
 func (s *Snapshot) Tool(e toolcontract.Exposed) *toolcontract.Tool { return s.tools[e] }
+
+// Declarations are the open apps' tools as provider's function declarations, under their exposed names,
+// and the map from each name back to its (app, tool): what a voice session declares, and what the room's
+// functionDeclarations shows.
+func (s *Snapshot) Declarations(provider string) ([]json.RawMessage, map[string]toolcontract.Exposed, error) {
+	in := make([]toolcontract.AppTools, len(s.Apps))
+	for i, a := range s.Apps {
+		in[i] = toolcontract.AppTools{AppID: a.AppID, Slug: a.Slug, Tools: a.Tools}
+	}
+	return toolcontract.FunctionDeclarations(provider, in, s.byTool)
+}
 
 // App is the open app appID.
 func (s *Snapshot) App(appID string) (registry.App, bool) {

@@ -14,19 +14,26 @@
 
 static char *room_origin;   // "wails://wails"
 static char *room_scheme;   // "wails"
-static char *event_name;    // DOM event that carries messages between worlds
 static char *world_name;    // the isolated world holding the handler
-static char *page_flag;     // "__voiceboxGuard"
+static char *forwarder_js;  // the isolated world's script (forwarder.js, applied in guard.go)
+static char *page_js;       // the page world's script (page.js)
+static char *take_mic_js;   // asks the isolated world for the microphone (takemic.js)
 static int mock_capture;
 
 static WebKitWebView *guarded;
 static char *home_uri;      // last room URI that committed in the top frame
 
 // watchdog state
-static guint ping_ms, hang_ms;
+static guint ping_ms, hang_ms, hang_cpu_ms;
+static int cpu_wait_counts;     // Options.CPUWaitCounts (tests only)
 static gboolean armed;          // a room document committed since the last (re)start
 static gboolean ping_pending;
-static gint64 last_answer_at;   // monotonic µs: last ping answer (or arming)
+static gint64 ping_sent_at;     // monotonic µs
+static gint64 last_tick_at;     // monotonic µs: the watchdog's previous tick
+// Since the pending ping was late (docs/performance.md, "Watchdog"): the web
+// process's CPU time at the previous tick (ms; -1: none yet), how long it
+// ran, and how long it went unanswered while it waited for nothing.
+static gint64 seen_ran, ran_ms, unanswered_ms;
 static guint ping_gen;
 static GCancellable *ping_cancel;
 static gboolean active_ok;      // the handler is confined and the scripts are in
@@ -237,23 +244,59 @@ static void ping_done(GObject *src, GAsyncResult *res, gpointer data)
         return;
     // Any answer, even an error, means the web process is running.
     ping_pending = FALSE;
-    last_answer_at = g_get_monotonic_time();
     g_clear_object(&ping_cancel);
+}
+
+// late_tick measures a tick of a late ping (dt_ms since the previous tick)
+// and says whether the web process hangs: it ran hang_cpu_ms on a CPU (it
+// spins), or hang_ms went by without an answer, not counting the ticks at
+// which it waited for a CPU or the disk (a loaded machine that does not run
+// it).
+static gboolean late_tick(gint64 dt_ms)
+{
+    long long ran;
+    int waiting;
+    if (cpu_wait_counts || !voiceboxGuardWebSample(&ran, &waiting)) {
+        unanswered_ms += dt_ms; // nothing to measure: the wall clock alone
+    } else {
+        if (seen_ran >= 0) {
+            ran_ms += MAX(0, ran - seen_ran);
+            if (!waiting)
+                unanswered_ms += dt_ms;
+        }
+        seen_ran = ran;
+    }
+    if (hang_cpu_ms > 0 && ran_ms >= hang_cpu_ms) {
+        glog("watchdog: no answer, while the web process ran %" G_GINT64_FORMAT " ms on a CPU", ran_ms);
+        return TRUE;
+    }
+    if (unanswered_ms >= hang_ms) {
+        glog("watchdog: no answer for %" G_GINT64_FORMAT " ms while the web process waited for no CPU", unanswered_ms);
+        return TRUE;
+    }
+    return FALSE;
 }
 
 static gboolean watchdog_tick(gpointer unused)
 {
     if (guarded == NULL)
         return G_SOURCE_REMOVE;
+    gint64 now = g_get_monotonic_time();
+    // A tick that comes late means this (GTK) thread did not run: the time
+    // beyond two intervals is not the web process's to answer in.
+    gint64 dt_ms = MIN((now - last_tick_at) / 1000, 2 * (gint64)ping_ms);
+    last_tick_at = now;
     if (!armed)
         return G_SOURCE_CONTINUE;
-    gint64 now = g_get_monotonic_time();
     if (ping_pending) {
-        if (now - last_answer_at >= (gint64)hang_ms * 1000)
+        if (now - ping_sent_at >= (gint64)ping_ms * 1000 && late_tick(dt_ms))
             recover("hang", "the room stopped answering");
         return G_SOURCE_CONTINUE;
     }
     ping_pending = TRUE;
+    ping_sent_at = now;
+    seen_ran = -1;
+    ran_ms = unanswered_ms = 0;
     ping_cancel = g_cancellable_new();
     webkit_web_view_evaluate_javascript(guarded, "0", -1, world_name, NULL, ping_cancel,
                                         ping_done, GUINT_TO_POINTER(ping_gen));
@@ -284,7 +327,6 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
         home_uri = g_strdup(uri);
         stop_ping();
         armed = TRUE;
-        last_answer_at = g_get_monotonic_time();
         if (recovering == 1)
             recovering = 2;
         break;
@@ -353,8 +395,7 @@ static gboolean on_permission(WebKitWebView *wv, WebKitPermissionRequest *req, g
             // world whether the room's own document has a getUserMedia call
             // in flight that has not been matched to a request yet.
             g_object_ref(req);
-            webkit_web_view_evaluate_javascript(wv, "typeof voiceboxGuardTakeMic === 'function' && voiceboxGuardTakeMic()",
-                                                -1, world_name, NULL, NULL, mic_decided, req);
+            webkit_web_view_evaluate_javascript(wv, take_mic_js, -1, world_name, NULL, NULL, mic_decided, req);
             return TRUE;
         }
         glog("denied capture (audio %d, video %d, display %d)", audio, video, display);
@@ -424,79 +465,6 @@ static void quiet_network(WebKitSettings *st)
 
 // ---- installation ---------------------------------------------------------
 
-static const char forwarder_js[] =
-    "(function(){\n"
-    "  var ROOM = %s, EVT = %s, MIC = %s;\n"
-    "  if (location.origin !== ROOM) return;\n"
-    "  var mh = window.webkit && window.webkit.messageHandlers;\n"
-    "  var h = mh && mh.external;\n"
-    "  if (!h) return;\n"
-    "  var post = h.postMessage.bind(h);\n"
-    "  document.addEventListener(EVT, function (e) {\n"
-    "    if (location.origin !== ROOM) return;\n"
-    "    var m = e.detail;\n"
-    "    if (typeof m !== 'string') return;\n"
-    "    e.stopImmediatePropagation();\n"
-    "    // Wails' BrowserOpenURL (\"BO:<url>\") would skip ConfirmExternal: a web\n"
-    "    // address leaves only through a refused navigation the person confirms.\n"
-    "    if (m.charAt(0) === 'B') return;\n"
-    "    post(m);\n"
-    "  }, true);\n"
-    "  // getUserMedia calls of the room's own document that are in flight, and\n"
-    "  // how many of them may still be matched to a permission request.\n"
-    "  var pending = 0, avail = 0;\n"
-    "  document.addEventListener(MIC, function (e) {\n"
-    "    e.stopImmediatePropagation();\n"
-    "    if (e.detail === '+') { pending++; avail++; }\n"
-    "    else if (e.detail === '-' && pending > 0) { pending--; if (avail > pending) avail = pending; }\n"
-    "  }, true);\n"
-    "  Object.defineProperty(window, 'voiceboxGuardTakeMic', { value: function () {\n"
-    "    if (location.origin !== ROOM || avail <= 0) return false;\n"
-    "    avail--;\n"
-    "    return true;\n"
-    "  } });\n"
-    "})();\n";
-
-static const char page_js[] =
-    "(function(){\n"
-    "  var ROOM = %s, EVT = %s, FLAG = %s, MIC = %s;\n"
-    "  if (location.origin !== ROOM) return;\n"
-    "  var doc = document, CE = CustomEvent, dispatch = EventTarget.prototype.dispatchEvent,\n"
-    "      apply = Reflect.apply, str = String, then = Promise.prototype.then;\n"
-    "  function WailsInvoke(message) {\n"
-    "    apply(dispatch, doc, [new CE(EVT, { detail: str(message) })]);\n"
-    "  }\n"
-    "  Object.defineProperty(window, 'WailsInvoke', { value: WailsInvoke, writable: false, configurable: false, enumerable: false });\n"
-    "  Object.defineProperty(window, FLAG, { value: true, writable: false, configurable: false, enumerable: false });\n"
-    "  // Tell the guard which microphone requests come from the room's own\n"
-    "  // document (permission requests do not say which frame asked).\n"
-    "  var MD = window.MediaDevices, gum = MD && MD.prototype.getUserMedia;\n"
-    "  if (typeof gum !== 'function') return;\n"
-    "  function mic(d) { apply(dispatch, doc, [new CE(MIC, { detail: d })]); }\n"
-    "  function done() { mic('-'); }\n"
-    "  Object.defineProperty(MD.prototype, 'getUserMedia', { writable: true, configurable: true, enumerable: true,\n"
-    "    value: function getUserMedia(constraints) {\n"
-    "      mic('+');\n"
-    "      var p;\n"
-    "      try { p = apply(gum, this, [constraints]); } catch (e) { done(); throw e; }\n"
-    "      apply(then, p, [done, done]);\n"
-    "      return p;\n"
-    "    } });\n"
-    "})();\n";
-
-static char *js_string(const char *s)
-{
-    // The inputs are validated on the Go side ([A-Za-z0-9:/._-]); quote anyway.
-    GString *b = g_string_new("\"");
-    for (const char *p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_c(b, '\\');
-        g_string_append_c(b, *p);
-    }
-    g_string_append_c(b, '"');
-    return g_string_free(b, FALSE);
-}
-
 static void add_script(WebKitUserContentManager *m, const char *src, const char *world)
 {
     WebKitUserScript *s = world != NULL
@@ -547,20 +515,8 @@ static void guard_webview(WebKitWebView *wv)
         return;
     }
 
-    char *room = js_string(room_origin), *evt = js_string(event_name), *flag = js_string(page_flag);
-    char *micevt = g_strdup_printf("%s-mic", event_name);
-    char *mic = js_string(micevt);
-    char *fwd = g_strdup_printf(forwarder_js, room, evt, mic);
-    char *page = g_strdup_printf(page_js, room, evt, flag, mic);
-    add_script(m, fwd, world_name);
-    add_script(m, page, NULL);
-    g_free(fwd);
-    g_free(page);
-    g_free(room);
-    g_free(evt);
-    g_free(flag);
-    g_free(mic);
-    g_free(micevt);
+    add_script(m, forwarder_js, world_name);
+    add_script(m, page_js, NULL);
 
     if (ping_ms > 0 && hang_ms > 0)
         g_timeout_add(ping_ms, watchdog_tick, NULL);
@@ -582,19 +538,24 @@ static gboolean parent_set_hook(GSignalInvocationHint *hint, guint n, const GVal
     return FALSE; // only the first web view; remove the hook
 }
 
-int vbg_install(const char *origin, const char *evt, const char *world, const char *flag,
-                int mock, unsigned int ping, unsigned int hang)
+int vbg_install(const char *origin, const char *world, const char *forwarder, const char *page,
+                const char *take_mic, int mock, unsigned int ping, unsigned int hang,
+                unsigned int hang_cpu, int wait_counts)
 {
     room_origin = g_strdup(origin);
     room_scheme = g_uri_parse_scheme(origin);
     if (room_scheme == NULL)
         return -1;
-    event_name = g_strdup(evt);
     world_name = g_strdup(world);
-    page_flag = g_strdup(flag);
+    forwarder_js = g_strdup(forwarder);
+    page_js = g_strdup(page);
+    take_mic_js = g_strdup(take_mic);
     mock_capture = mock;
     ping_ms = ping;
     hang_ms = hang;
+    hang_cpu_ms = hang_cpu;
+    cpu_wait_counts = wait_counts;
+    last_tick_at = g_get_monotonic_time();
 
     // Make sure the classes (and so the signals) exist before gtk_init.
     g_type_class_ref(GTK_TYPE_WIDGET);

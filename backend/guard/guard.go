@@ -12,7 +12,8 @@
 //   - drops Wails' browser messages ("BO:<url>", runtime.BrowserOpenURL) even
 //     from the room: a web address reaches the system browser only through
 //     Options.ConfirmExternal;
-//   - adds two top-frame-only document-start user scripts: in the isolated
+//   - adds two top-frame-only document-start user scripts (forwarder.js and
+//     page.js, applied to their arguments in scripts.go): in the isolated
 //     world a forwarder that relays string messages from a DOM CustomEvent to
 //     the handler, only while location.origin is the room's; in the page world
 //     a non-writable window.WailsInvoke that dispatches that event (the Wails
@@ -97,11 +98,24 @@ type Options struct {
 	// uri-list drop, a mini-app's own drag included).
 	OnFileDrop func(paths []string)
 
-	// PingInterval is how often the watchdog pings the room (default 250ms);
-	// HangAfter is how long an unanswered ping may be outstanding before the
-	// web process is restarted (default 2s). A negative value for either
-	// turns the watchdog off.
+	// PingInterval is how often the watchdog pings the room (default 100ms);
+	// HangAfter is how long a ping may go unanswered before the web process
+	// is restarted (default 2s), not counting the time the web process (or
+	// the network process, or the thread that reads its answers) waited for
+	// a CPU: a loaded machine that does not run a healthy room does not get
+	// it restarted (docs/performance.md, "Watchdog"). A negative value for
+	// either turns the watchdog off.
 	PingInterval, HangAfter time.Duration
+
+	// HangCPU restarts the web process sooner, when its main thread has run
+	// this much CPU time (default 1s) since a ping was first late, without
+	// answering: it spins. Negative: HangAfter alone.
+	HangCPU time.Duration
+
+	// CPUWaitCounts counts the time the web process waits for a CPU toward
+	// HangAfter too (the plain wall clock). Tests only: the control that
+	// shows a starved room restarted without the rule above.
+	CPUWaitCounts bool
 
 	// Disabled leaves Wails as it is (test-only; the caller sets it when
 	// VOICEBOX_UNSAFE_NO_GUARD=1 so tests can show the leak). Active stays

@@ -4,9 +4,12 @@
 
 // vbg_install adds the GTK emission hook that guards the first WebKitWebView
 // that gets a parent. Returns 0 on success, a negative value on failure.
-int vbg_install(const char *room_origin, const char *event_name,
-                const char *world_name, const char *page_flag,
-                int mock_capture, unsigned int ping_ms, unsigned int hang_ms);
+// The scripts are the guard's JavaScript, applied to their arguments in
+// guard.go (forwarder.js, page.js, takemic.js).
+int vbg_install(const char *room_origin, const char *world_name,
+                const char *forwarder_js, const char *page_js, const char *take_mic_js,
+                int mock_capture, unsigned int ping_ms, unsigned int hang_ms,
+                unsigned int hang_cpu_ms, int cpu_wait_counts);
 
 // vbg_guard_drops replaces Wails' file-drop handlers on the web view (drops.c).
 struct _WebKitWebView;

@@ -15,6 +15,8 @@ import (
 	"os"
 	"time"
 	"unsafe"
+
+	"github.com/voicebox/voicebox/backend/guard/internal/procs"
 )
 
 // Install must be called on the main goroutine before wails.Run. It only
@@ -35,23 +37,30 @@ func Install(o Options) error {
 		logf("DISABLED (%s=1): every frame can post Wails IPC", UnsafeNoGuardEnv)
 		return nil
 	}
-	ping := durMS(o.PingInterval, 250*time.Millisecond)
+	ping := durMS(o.PingInterval, 100*time.Millisecond)
 	hang := durMS(o.HangAfter, 2*time.Second)
 	if ping == 0 || hang == 0 {
 		ping, hang = 0, 0
 	}
+	hangCPU := durMS(o.HangCPU, time.Second)
 
-	cs := func(s string) *C.char { return C.CString(s) }
-	corigin, cevt, cworld, cflag := cs(origin), cs(eventName), cs(worldName), cs(PageFlag)
-	defer C.free(unsafe.Pointer(corigin))
-	defer C.free(unsafe.Pointer(cevt))
-	defer C.free(unsafe.Pointer(cworld))
-	defer C.free(unsafe.Pointer(cflag))
+	js := scriptsFor(origin)
+	var cstrs []*C.char
+	cs := func(s string) *C.char { c := C.CString(s); cstrs = append(cstrs, c); return c }
+	defer func() {
+		for _, c := range cstrs {
+			C.free(unsafe.Pointer(c))
+		}
+	}()
 	mock := C.int(0)
 	if os.Getenv(MockCaptureEnv) == "1" {
 		mock = 1
 	}
-	if rc := C.vbg_install(corigin, cevt, cworld, cflag, mock, C.uint(ping), C.uint(hang)); rc != 0 {
+	waitsCount := C.int(0)
+	if o.CPUWaitCounts {
+		waitsCount = 1
+	}
+	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang), C.uint(hangCPU), waitsCount); rc != 0 {
 		return fmt.Errorf("guard: could not install the GTK hook (%d)", int(rc))
 	}
 	return nil
@@ -89,6 +98,36 @@ func voiceboxGuardFileDrop(paths **C.char, n C.int) {
 		list = append(list, C.GoString(p))
 	}
 	go fileDrop(list)
+}
+
+// webProcessName is how /proc names WebKitGTK's web processes (15 bytes at most).
+const webProcessName = "WebKitWebProces"
+
+// webWaits is the watchdog's look at the web processes from one tick to the next (GTK thread only).
+var webWaits procs.WaitWatch
+
+// voiceboxGuardWebSample tells the watchdog how long the web processes' main threads have run on a CPU
+// (*ranMS) and whether any of their threads waits for a CPU or the disk (*waiting). 0: no web process.
+//
+//export voiceboxGuardWebSample
+func voiceboxGuardWebSample(ranMS *C.longlong, waiting *C.int) C.int {
+	pids := procs.Children(os.Getpid(), webProcessName)
+	var ran time.Duration
+	found := false
+	for _, pid := range pids {
+		if d, ok := procs.MainThreadCPU(pid); ok {
+			ran += d
+			found = true
+		}
+	}
+	if !found {
+		return 0
+	}
+	*ranMS, *waiting = C.longlong(ran.Milliseconds()), 0
+	if webWaits.Waiting(pids) {
+		*waiting = 1
+	}
+	return 1
 }
 
 //export voiceboxGuardRecovered

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,23 @@ func TestDurMS(t *testing.T) {
 func TestActiveFalseBeforeInstall(t *testing.T) {
 	if Active() {
 		t.Fatal("Active() is true in a process that never ran the hook")
+	}
+}
+
+// The guard's scripts get their arguments as JSON strings: no value can end its string and add code.
+func TestScriptsTakeTheirArgumentsAsJSON(t *testing.T) {
+	js := scriptsFor("wails://wails")
+	if want := `)("wails://wails","voicebox-guard-ipc","voicebox-guard-ipc-mic");` + "\n"; !strings.HasSuffix(js.forwarder, want) {
+		t.Errorf("forwarder ends %q, want %q", js.forwarder[len(js.forwarder)-80:], want)
+	}
+	if want := `)("wails://wails","voicebox-guard-ipc","__voiceboxGuard","voicebox-guard-ipc-mic");` + "\n"; !strings.HasSuffix(js.page, want) {
+		t.Errorf("page script ends %q, want %q", js.page[len(js.page)-90:], want)
+	}
+	if !strings.HasPrefix(js.forwarder, "(// ") || !strings.Contains(js.takeMic, "voiceboxGuardTakeMic()") {
+		t.Errorf("scripts: %.40q… %q", js.forwarder, js.takeMic)
+	}
+	got := applyJS("function (a) {}", `x");alert(1);("`+"\u2028</script>")
+	if want := "(function (a) {}\n)(\"x\\\");alert(1);(\\\"\\u2028\\u003c/script\\u003e\");\n"; got != want {
+		t.Errorf("applyJS = %q, want %q", got, want)
 	}
 }

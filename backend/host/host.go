@@ -69,13 +69,14 @@ type Options struct {
 	RoomAddress   string
 }
 
-// New prepares the folders (created on first run), scans the store once, opens the asset server and
-// builds every service the room calls. Close releases what Start did not start.
+// New prepares the folders (created on first run), starts the store's first scan (the store's reads wait
+// for it: a window can show meanwhile), opens the asset server and builds every service the room calls.
+// Close releases what Start did not start.
 func New(p config.Paths, o Options) (*Host, error) {
 	if err := p.Prepare(); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(store.Roots{Workspace: p.Workspace, Data: p.Data, SandboxRoots: p.SandboxRoots, Trash: p.Trash})
+	st, err := store.OpenInBackground(store.Roots{Workspace: p.Workspace, Data: p.Data, SandboxRoots: p.SandboxRoots, Trash: p.Trash})
 	if err != nil {
 		return nil, fmt.Errorf("open the store: %w", err)
 	}
@@ -101,6 +102,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
 	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
 	reg := registry.New(bus)
+	exp := exposed.New(reg)
 	h := &Host{
 		Settings:        prefs,
 		Paths:           p,
@@ -112,9 +114,9 @@ func New(p config.Paths, o Options) (*Host, error) {
 		Recent:          recents,
 		RecentService:   services.NewRecentService(recents, st),
 		Registry:        reg,
-		Exposed:         exposed.New(reg),
+		Exposed:         exp,
 		Sandbox:         sb,
-		RegistryService: services.NewRegistryService(reg, sb),
+		RegistryService: services.NewRegistryService(exp, sb),
 		SandboxService:  services.NewSandboxService(sb, st, docs),
 	}
 	h.initMCP()
@@ -129,16 +131,16 @@ func (h *Host) RoomMethods() []any {
 }
 
 // Start serves the asset server, watches the store and tells the room whenever the list changes, until
-// ctx ends. It returns once watching.
+// ctx ends. It returns once watching (after the store's first scan: the asset server answers meanwhile).
 func (h *Host) Start(ctx context.Context) error {
-	if err := h.Store.Watch(ctx); err != nil {
-		return fmt.Errorf("watch the store: %w", err)
-	}
 	go func() {
 		if err := h.Sandbox.Serve(); err != nil {
 			log.Printf("sandbox: %v", err)
 		}
 	}()
+	if err := h.Store.Watch(ctx); err != nil {
+		return fmt.Errorf("watch the store: %w", err)
+	}
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
 	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }

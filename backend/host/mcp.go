@@ -6,6 +6,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/trace"
 )
 
 // initMCP prepares the MCP door (stopped): the manager that follows the Settings switch and the service
@@ -35,6 +36,7 @@ func (h *Host) StartMCP(forced bool, mode, version string) {
 	case err != nil:
 		slog.Warn("mcp: not started", "err", err)
 	case st.Running:
+		trace.Mark("mcp-listening")
 		slog.Info("mcp: listening", "url", st.URL, "discovery", st.Discovery)
 	}
 }

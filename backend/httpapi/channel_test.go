@@ -14,6 +14,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
@@ -36,7 +37,7 @@ func newRegFixture(t *testing.T, grace time.Duration) *regFixture {
 	f.srv, f.host = serve(t, func(host string) Options {
 		f.sb = sandbox.New(sandbox.Options{Hostname: "localhost", RoomOrigin: Origin(host)}, strings.TrimPrefix(f.box.URL, "http://"))
 		boxHandler = f.sb
-		rs := services.NewRegistryService(f.reg, f.sb)
+		rs := services.NewRegistryService(exposed.New(f.reg), f.sb)
 		return Options{
 			Host:      host,
 			Room:      fstest.MapFS{"index.html": {Data: []byte("room")}},

@@ -104,6 +104,7 @@ type Server struct {
 type exposedTool struct {
 	appID, tool, title, description string
 	schema                          string
+	annotations                     string // toolcontract.Annotations as JSON, "" for none
 }
 
 // New builds the server and starts following the registry.
@@ -286,6 +287,7 @@ func (s *Server) sync() {
 			appID: ex.AppID, tool: t.Name, title: title + " › " + t.Name,
 			description: describe(title, ex.AppID, t),
 			schema:      string(t.Parameters),
+			annotations: t.Annotations.JSON(),
 		}
 	}
 
@@ -318,6 +320,10 @@ func (s *Server) sync() {
 	for _, name := range added {
 		e := want[name]
 		tool := &mcp.Tool{Name: name, Title: e.title, Description: e.description, InputSchema: json.RawMessage(e.schema)}
+		if e.annotations != "" { // the app's hints (readOnlyHint…) reach the client's model
+			tool.Annotations = new(mcp.ToolAnnotations)
+			_ = json.Unmarshal([]byte(e.annotations), tool.Annotations)
+		}
 		if err := s.addTool(tool, s.appHandler(e.appID, e.tool)); err != nil {
 			s.log.Error("mcp: add tool", "tool", name, "err", err)
 			continue

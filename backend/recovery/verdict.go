@@ -12,8 +12,9 @@ const (
 	// Probation is how long the room waits after an app it reopens one at a time is ready before it
 	// reopens the next: if the room stops meanwhile, that app is the newcomer.
 	Probation = 5 * time.Second
-	// detectSlack is how much later the tracker hears of a hang than it began: the guard restarts the
-	// process 2 s after the room stopped answering its 250 ms pings.
+	// detectSlack is how much later the tracker hears of a hang than it began: the guard restarts a
+	// spinning process after 1 s of its CPU time, a stuck one after 2 s (docs/performance.md,
+	// "Watchdog"). A loaded machine can make that later: the newcomer is then let go, never blamed.
 	detectSlack = 3 * time.Second
 	// Window: hangs further apart are unrelated; the watchdog forgets its suspicions after one.
 	Window = 3 * time.Minute

@@ -17,6 +17,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/backend/trace"
 )
 
 // Event names on the bus (notices: a lost one is harmless, the room re-reads or logs).
@@ -76,7 +77,7 @@ type Reply struct {
 	AppID   string          `json:"appId,omitempty"` // launch: the app that opened
 }
 
-// Outcome is what a caller gets back: a result, or a structured refusal with the seed's codes.
+// Outcome is what a caller gets back: a result, or a structured refusal with the tool contract's codes.
 type Outcome struct {
 	OK      bool            `json:"ok"`
 	Result  json.RawMessage `json:"result,omitempty"`
@@ -194,6 +195,9 @@ func (r *Registry) Register(room, appID, title, slug string, raws []json.RawMess
 	r.apps[appID] = &App{AppID: appID, Title: title, Slug: slug, Room: room, Tools: tools}
 	r.mu.Unlock()
 	r.changed()
+	if len(tools) > 0 {
+		trace.Mark("tools-registered")
+	}
 	return verdicts, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/backend/trace"
 )
 
 // An app's files live under AppPath(token): a single page serves its one file there (its own name), a
@@ -114,7 +115,8 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 // appDocument sends one of the app's pages (AppDocument: the confinement and the SDK injected), with the
 // app's CSP and Permissions-Policy.
 func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, page string) {
-	body, ctype := AppDocument(page, s.sdkTag)
+	trace.Mark("app-document")
+	body, ctype := AppDocument(page, s.sdk.tagFor(page))
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Security-Policy", s.appCSP(l))

@@ -1,6 +1,6 @@
-/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (seed 000, sections 2, 3
- * and 5). It runs on the asset server's origin, never the room's. The room's origin is injected by the server
- * into #voicebox-bridge-config; nothing is read from the URL.
+/* Voicebox bridge: the outer mediator between the room and one sandboxed mini-app (docs/sandbox.md,
+ * "Origins and frames" and "Protocol"). It runs on the asset server's origin, never the room's. The room's
+ * origin is injected by the server into #voicebox-bridge-config; nothing is read from the URL.
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
  * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else
@@ -37,10 +37,12 @@
   // an app that changes its tools in more than CHURN_WINDOWS windows in a row, or makes more than CHURN_OPS
   // registrations without a quiet window, is closed.
   var TOOLS_WINDOW_MS = 250, CHURN_WINDOWS = 16, CHURN_OPS = 1024;
+  var MAX_REFUSED = 32; // refused registrations remembered per document, for the room to show
 
   var roomPort = null, outbox = [];
   var inner = null, innerPort = null;
   var tools = new Map(), order = [];
+  var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
   var ready = false, helloSinceLoad = false, implicitTimer = 0;
   var calls = new Map(), nextCall = 1;
   var pings = new Map(), nextPing = 1; // our ping id → the room's: only a pong for a ping we sent goes back
@@ -51,6 +53,7 @@
     toRoom({ type: "result", id: id, ok: false, refused: r.refused, path: r.path || "", message: r.message });
   }
   function toolList() { return order.map(function (n) { return tools.get(n); }); }
+  function refusedList() { return Array.from(refused.values()); }
 
   // ---- the room ----
   window.addEventListener("message", function (e) {
@@ -91,9 +94,12 @@
     if (!v.ok) return answer(d.id, v);
     var cid = nextCall++;
     var timer = setTimeout(function () {
-      if (calls.delete(cid)) answer(d.id, refusal("tool-timeout", TIMEOUT_MSG));
+      var c = calls.get(cid);
+      if (!c) return;
+      cancelInApp(cid, c);
+      answer(d.id, refusal("tool-timeout", TIMEOUT_MSG));
     }, TIMEOUT);
-    calls.set(cid, { id: d.id, timer: timer });
+    calls.set(cid, { id: d.id, name: t.name, timer: timer, attention: false });
     innerPort.postMessage({ type: "call_tool", callId: cid, name: t.name, args: v.args });
   }
 
@@ -102,9 +108,7 @@
   function onCancel(d) {
     calls.forEach(function (c, cid) {
       if (c.id !== d.id) return;
-      calls.delete(cid);
-      clearTimeout(c.timer);
-      if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid });
+      cancelInApp(cid, c);
       answer(d.id, refusal("cancelled", "the caller cancelled the call"));
     });
   }
@@ -125,15 +129,14 @@
   // reset forgets the current document of the inner frame: its port, its tools, its calls.
   function reset() {
     if (innerPort) { innerPort.onmessage = null; innerPort.close(); innerPort = null; }
-    var had = ready || order.length > 0;
-    tools.clear(); order = [];
+    var had = ready || order.length > 0 || refused.size > 0;
+    tools.clear(); order = []; refused.clear();
     ready = false;
     clearTimeout(implicitTimer);
-    calls.forEach(function (c) {
-      clearTimeout(c.timer);
+    calls.forEach(function (c, cid) {
+      endCall(cid, c);
       answer(c.id, refusal("unknown-tool", "the app reloaded before the tool answered"));
     });
-    calls.clear();
     pings.clear();
     churn.forget();
     if (had) toRoom({ type: "unloaded" });
@@ -163,7 +166,7 @@
     ready = true;
     clearTimeout(implicitTimer);
     churn.sent(toolList());
-    toRoom({ type: "ready", tools: toolList(), implicit: implicit });
+    toRoom({ type: "ready", tools: toolList(), refused: refusedList(), implicit: implicit });
   }
 
   function onInner(e) {
@@ -182,14 +185,14 @@
         break;
       case "unloading": reset(); break;
       case "pong": onPong(d); break;
+      case "notice": case "download": case "clipboard": case "attention": mediate(d); break;
     }
   }
 
   function onResult(d) {
     var c = calls.get(d.callId);
     if (!c) return; // late (timed out), unknown or forged: dropped
-    calls.delete(d.callId);
-    clearTimeout(c.timer);
+    endCall(d.callId, c);
     if (d.ok !== true) {
       var msg = typeof d.error === "string" && d.error ? d.error : "the tool failed";
       return answer(c.id, refusal("tool-error", msg.length > MAX_ERROR ? msg.slice(0, MAX_ERROR) + "…" : msg));
@@ -211,6 +214,7 @@
     var name = r.ok ? r.tool.name : (decl && typeof decl.name === "string" ? decl.name : "");
     var v;
     if (!r.ok) v = { name: name, ok: false, refused: r.refused, path: r.path, message: r.message };
+    else if (d.refused && typeof d.refused === "object") v = selfRefused(name, d.refused);
     else if (tools.has(name)) v = { name: name, ok: false, refused: "duplicate-tool", path: "/name", message: "tool " + JSON.stringify(name) + " is already registered by this app" };
     else if (order.length >= LIMITS.maxTools) v = { name: name, ok: false, refused: "too-many-tools", path: "", message: "an app may register at most " + LIMITS.maxTools + " tools" };
     else {
@@ -219,6 +223,11 @@
       v = { name: name, ok: true };
     }
     if (innerPort) innerPort.postMessage({ type: "register_result", seq: d.seq, verdict: v });
+    refused.delete(name);
+    if (!v.ok) {
+      refused.set(name, v);
+      if (refused.size > MAX_REFUSED) refused.delete(refused.keys().next().value);
+    }
     if (!v.ok && churn.quiet()) toRoom({ type: "verdict", verdict: v });
     churn.op();
   }
@@ -228,6 +237,7 @@
       tools.delete(d.name);
       order = order.filter(function (n) { return n !== d.name; });
     }
+    if (typeof d.name === "string") refused.delete(d.name); // a form that is gone takes its refusal along
     churn.op();
   }
 
@@ -249,15 +259,15 @@
   // churn coalesces tool-set changes into one "tools" message per window and closes an app that never stops
   // changing them (docs/sandbox.md, Bounds).
   var churn = (function () {
-    var timer = 0, windowOps = 0, ops = 0, busyWindows = 0, lastSent = "[]";
+    var timer = 0, windowOps = 0, ops = 0, busyWindows = 0, lastSent = "[[],[]]";
     function flush() {
       timer = 0;
       if (windowOps === 0) { ops = 0; busyWindows = 0; return; } // a quiet window: the budget starts over
       windowOps = 0;
       if (++busyWindows > CHURN_WINDOWS) return close();
       if (ready) {
-        var list = toolList(), text = JSON.stringify(list);
-        if (text !== lastSent) { lastSent = text; toRoom({ type: "tools", tools: list }); }
+        var list = toolList(), no = refusedList(), text = JSON.stringify([list, no]);
+        if (text !== lastSent) { lastSent = text; toRoom({ type: "tools", tools: list, refused: no }); }
       }
       timer = setTimeout(flush, TOOLS_WINDOW_MS); // watch one more window for quiet
     }
@@ -274,11 +284,77 @@
         if (!timer) timer = setTimeout(flush, TOOLS_WINDOW_MS);
       },
       quiet: function () { return ops < 2 * LIMITS.maxTools; }, // refusals reach the activity log until the app churns
-      sent: function (list) { lastSent = JSON.stringify(list); },
-      forget: function () { lastSent = "[]"; } // a new document: its first tool set is news
+      sent: function (list) { lastSent = JSON.stringify([list, refusedList()]); },
+      forget: function () { lastSent = "[[],[]]"; } // a new document: its first tool set is news
 
     };
   })();
+
+  // endCall forgets a call in flight; a "needs you" state it raised ends with it.
+  function endCall(cid, c) {
+    calls.delete(cid);
+    clearTimeout(c.timer);
+    if (c.attention) toRoom({ type: "attention", on: false });
+  }
+  // cancelInApp ends a call the bridge has answered without the app: its execute's signal aborts and
+  // toolcancel fires there; what the app still answers is dropped.
+  function cancelInApp(cid, c) {
+    endCall(cid, c);
+    if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid, name: c.name });
+  }
+
+  // selfRefused is the verdict for a declaration the SDK itself says the contract cannot take (a form whose
+  // controls cannot make a schema: two controls with one name). It can only refuse the app's own tool.
+  function selfRefused(name, why) {
+    return { name: name, ok: false, refused: "invalid-tool-parameters", path: String(why.path || "").slice(0, 256),
+      message: String(why.message || "the form cannot be a tool").slice(0, 512) };
+  }
+
+  // ---- what the room does for the app (docs/webmcp.md): notices, downloads, copies, "needs you" ----
+  var NOTICE_KINDS = { alert: 1, confirm: 1, prompt: 1, form: 1, blocked: 1 };
+  var NOTICES_PER_SECOND = 5;
+  var notices = { second: 0, count: 0 };
+  // gesture is the person's recent click or key press in the app: user activation reaches every ancestor
+  // frame, so the bridge sees it in its own window, where the app cannot forge it.
+  function gesture() { return !!(navigator.userActivation && navigator.userActivation.isActive); }
+  function mediationAnswer(d, ok, code, message) {
+    if (innerPort && typeof d.id === "number") innerPort.postMessage({ type: "answer", id: d.id, ok: ok, refused: code, message: message });
+    if (!ok) toRoom({ type: "notice", kind: "refused", text: message });
+  }
+  function mediate(d) {
+    switch (d.type) {
+      case "notice": {
+        if (!NOTICE_KINDS[d.kind]) return;
+        var now = Math.floor(Date.now() / 1000);
+        if (notices.second !== now) { notices.second = now; notices.count = 0; }
+        if (++notices.count > NOTICES_PER_SECOND) return; // a page that alerts in a loop is not heard more often
+        toRoom({ type: "notice", kind: d.kind, text: String(d.text).slice(0, 500) });
+        return;
+      }
+      case "download": {
+        var b = d.blob;
+        if (!(b instanceof Blob)) return mediationAnswer(d, false, "download-refused", "a download must be bytes (a Blob)");
+        if (b.size > cfg.maxDownloadBytes) return mediationAnswer(d, false, "download-too-large", "the download is " + b.size + " bytes, over the limit of " + cfg.maxDownloadBytes);
+        if (!gesture()) return mediationAnswer(d, false, "needs-gesture", "a download needs the person's click in the app");
+        toRoom({ type: "download", name: String(d.name || "").slice(0, 255), blob: b });
+        return mediationAnswer(d, true);
+      }
+      case "clipboard": {
+        var text = String(d.text);
+        if (text.length > cfg.maxCopyChars) return mediationAnswer(d, false, "copy-too-large", "the text is " + text.length + " characters, over the limit of " + cfg.maxCopyChars);
+        if (!gesture()) return mediationAnswer(d, false, "needs-gesture", "copying needs the person's click or key press in the app");
+        toRoom({ type: "clipboard", text: text });
+        return mediationAnswer(d, true);
+      }
+      case "attention": { // only while the call that asks is in flight
+        var c = calls.get(d.callId);
+        if (!c || c.attention === !!d.on) return;
+        c.attention = !!d.on;
+        toRoom({ type: "attention", on: c.attention });
+        return;
+      }
+    }
+  }
 
   createInner();
   window.parent.postMessage({ type: "bridge_ready", launchId: cfg.launchId }, ROOM);

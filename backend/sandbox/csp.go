@@ -11,8 +11,9 @@ import (
 // app's own folder: scripts, styles, images, fonts and media may come from its folder (appPath on the
 // bridge origin, a CSP path source), inline, from data: and blob: URLs and from the CDN allowlist over https
 // only; fetch() and forms may reach its folder only (connect-src and form-action are that path source);
-// nothing may be framed or used as a base URL; no WebRTC. The document is sandboxed by the header too (sandbox
-// allow-scripts allow-forms), so even opened on its own it has an opaque origin.
+// nothing may be framed or used as a base URL; no WebRTC. What a page expects without more egress
+// (docs/webmcp.md): WebAssembly ('wasm-unsafe-eval') and workers from blob: URLs. The document is sandboxed by
+// the header too (sandbox allow-scripts allow-forms), so even opened on its own it has an opaque origin.
 //
 // frame-ancestors lists the bridge origin and the room origin: CSP checks every ancestor up to the top, so
 // naming the bridge alone would refuse the app inside the room. No other page can frame it.
@@ -24,13 +25,13 @@ func AppCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string 
 	}
 	directives := []string{
 		"default-src 'none'",
-		"script-src " + fetchable("'unsafe-inline'", "'unsafe-eval'"),
+		"script-src " + fetchable("'unsafe-inline'", "'unsafe-eval'", "'wasm-unsafe-eval'"),
 		"style-src " + fetchable("'unsafe-inline'"),
 		"img-src " + fetchable(),
 		"font-src " + fetchable(),
 		"media-src " + strings.Join(append(own, "data:", "blob:"), " "),
 		"connect-src " + sourcesOrNone(own),
-		"worker-src 'none'",
+		"worker-src blob:", // workers inherit this policy: no more egress than the page's
 		"manifest-src 'none'",
 		"object-src 'none'",
 		"base-uri 'none'",

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -351,17 +352,17 @@ func TestAppCSP(t *testing.T) {
 	const own = "http://127.0.0.1:5000/app/0123abcd/"
 	const cdn = "https://cdn.jsdelivr.net https://unpkg.com https://cdnjs.cloudflare.com https://*.example.org https://h.com:8443"
 	want := "default-src 'none'; " +
-		"script-src 'unsafe-inline' 'unsafe-eval' " + own + " data: blob: " + cdn + "; " +
+		"script-src 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' " + own + " data: blob: " + cdn + "; " +
 		"style-src 'unsafe-inline' " + own + " data: blob: " + cdn + "; " +
 		"img-src " + own + " data: blob: " + cdn + "; " +
 		"font-src " + own + " data: blob: " + cdn + "; " +
-		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src 'none'; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
+		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src blob:; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
 		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; webrtc 'block'; sandbox allow-scripts allow-forms"
 	if got != want {
 		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
 	}
 	// No CDN hosts: the folder, inline, data: and blob: only.
-	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", folder, nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' http://localhost:1/app/0123abcd/ data: blob:; ") {
+	if got := AppCSP("http://localhost:1", "http://127.0.0.1:2", folder, nil); !strings.Contains(got, "script-src 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' http://localhost:1/app/0123abcd/ data: blob:; ") {
 		t.Errorf("no CDN: %s", got)
 	}
 	// A bad origin or folder path never reaches the header: connect-src and form-action close.
@@ -465,6 +466,28 @@ func TestDisarmDeclarativeShadowRoots(t *testing.T) {
 	} {
 		if got := DisarmDeclarativeShadowRoots(in); got != want {
 			t.Errorf("DisarmDeclarativeShadowRoots(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The bridge refuses only with the codes of the one table (toolcontract's Code… constants): a code it
+// spells differently would reach the room and the models as an unknown word.
+func TestBridgeCodesAreTheTables(t *testing.T) {
+	table := map[string]bool{}
+	for _, c := range []string{toolcontract.CodeUnknownTool, toolcontract.CodeToolTimeout, toolcontract.CodeOutputOverBudget,
+		toolcontract.CodeToolError, toolcontract.CodeCancelled, toolcontract.CodeDuplicateTool, toolcontract.CodeTooManyTools,
+		toolcontract.CodeInvalidToolParameters, toolcontract.CodeDownloadRefused, toolcontract.CodeDownloadTooLarge,
+		toolcontract.CodeCopyTooLarge, toolcontract.CodeNeedsGesture} {
+		table[c] = true
+	}
+	s := New(Options{RoomOrigin: room}, bridge)
+	found := regexp.MustCompile(`(?:refusal\(|mediationAnswer\(d, false, |refused: )"([a-z-]+)"`).FindAllStringSubmatch(string(s.bridgeJS), -1)
+	if len(found) < 8 {
+		t.Fatalf("found %d refusals in bridge.js: the pattern no longer matches how it refuses", len(found))
+	}
+	for _, m := range found {
+		if !table[m[1]] {
+			t.Errorf("bridge.js refuses with %q, which is not a code of toolcontract's table", m[1])
 		}
 	}
 }

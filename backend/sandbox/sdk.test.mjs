@@ -1,14 +1,26 @@
 // Unit tests of the mini-app SDK (sdk.js) in a minimal fake window: the port handshake accepts a port only
 // from window.parent, messages sent before it are queued, tools run with JSON results and errors, and the
-// storage shim works and forgets. Run: node --test backend/sandbox/sdk.test.mjs
-import { test } from "node:test";
+// storage shim works and forgets; the WebMCP API keeps the browser's promises and events (docs/webmcp.md);
+// dialogs become notices; the IndexedDB section stores, indexes, walks and rolls back.
+// Run: node --test backend/sandbox/sdk.test.mjs
+import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
 
 const source = readFileSync(new URL("./sdk.js", import.meta.url), "utf8");
 
-function load() {
+// The IndexedDB section schedules its work on a MessageChannel of its own, which lives as long as the page;
+// here every test's channels close when the tests end, so node can exit.
+const channels = [];
+function TrackedChannel() {
+  const c = new MessageChannel();
+  channels.push(c);
+  return c;
+}
+after(() => { for (const c of channels) c.port1.close(); });
+
+function load(...sections) {
   const listeners = [];
   const parentPosts = [];
   const parent = { postMessage: (m, target) => parentPosts.push([m, target]) };
@@ -17,10 +29,12 @@ function load() {
     addEventListener: (type, fn) => { if (type === "message") listeners.push(fn); },
     removeEventListener: (type, fn) => { const i = listeners.indexOf(fn); if (i >= 0) listeners.splice(i, 1); },
   };
-  const ctx = { window, document: {}, navigator: {}, console: { warn() {} }, Map, Proxy, Promise, JSON, Object, Array, String, Number, Math, TypeError, Error, setTimeout, AbortController, DOMException };
+  const ctx = { window, document: {}, navigator: {}, console: { warn() {} }, Map, Proxy, Promise, JSON, Object, Array, String, Number, Math, TypeError, Error, setTimeout,
+    EventTarget, Event, DOMException, AbortController, structuredClone, MessageChannel: TrackedChannel };
   window.window = window;
   vm.createContext(ctx);
-  vm.runInContext(source, ctx);
+  const code = sections.map((f) => readFileSync(new URL(f, import.meta.url), "utf8"));
+  vm.runInContext(source.replace("[/*SECTIONS*/]", `[${code.join(",\n")}]`), ctx);
   const dispatch = (ev) => { for (const fn of listeners.slice()) fn(ev); };
   return { ctx, window, parent, parentPosts, dispatch, listeners };
 }
@@ -70,7 +84,7 @@ test("runs tools: JSON text results, errors, MCP isError, aliases", async () => 
   webMcp.registerTool({ name: "fail", description: "", parameters: { type: "object" }, execute: () => { throw new Error("boom"); } });
   webMcp.registerTool({ name: "mcp", description: "", parameters: { type: "object" }, execute: () => ({ content: [{ type: "text", text: "no" }], isError: true }) });
   webMcp.registerTool({ name: "nothing", description: "", parameters: { type: "object" }, execute: () => undefined });
-  assert.throws(() => webMcp.registerTool({ name: "x", description: "" }), TypeError);
+  await assert.rejects(webMcp.registerTool({ name: "x", description: "" }), TypeError);
   const ch = new MessageChannel();
   const regs = collect(ch.port1, 4);
   s.dispatch({ source: s.parent, data: { type: "voicebox_port" }, ports: [ch.port2] });
@@ -111,4 +125,183 @@ test("storage shim works and forgets", () => {
   assert.equal(ls.length, 0);
   assert.equal(b.window.localStorage.length, 0, "another launch starts empty");
   assert.equal(b.ctx.document.cookie, "");
+});
+
+// connect gives the SDK a port and returns our end of it, with every message it sends collected.
+function connect(s) {
+  const ch = new MessageChannel();
+  const got = [];
+  let waiter = null;
+  ch.port1.onmessage = (e) => { got.push(e.data); if (waiter && waiter.test(e.data)) { const w = waiter; waiter = null; w.resolve(e.data); } };
+  s.dispatch({ source: s.parent, data: { type: "voicebox_port" }, ports: [ch.port2] });
+  const until = (test) => {
+    const had = got.find(test);
+    if (had) return Promise.resolve(had);
+    return new Promise((resolve) => { waiter = { test, resolve }; });
+  };
+  return { port: ch.port1, got, until, close: () => ch.port1.close() };
+}
+
+test("registerTool keeps the browser's promise: resolved on the verdict, duplicates and aborts rejected", async () => {
+  const s = load();
+  const mc = s.ctx.document.modelContext;
+  assert.equal(mc, s.ctx.navigator.modelContext);
+  assert.ok("modelContext" in s.ctx.navigator && "modelContext" in s.ctx.document, "feature detection");
+  const changes = [];
+  mc.ontoolchange = (e) => changes.push(e.toolName);
+  const b = connect(s);
+  const p = mc.registerTool({ name: "a", description: "d", inputSchema: { type: "object" }, annotations: { readOnlyHint: true }, execute: () => 1 });
+  assert.equal(typeof p.then, "function");
+  assert.equal(typeof p.unregister, "function", "Voicebox's older handle stays");
+  const reg = await b.until((m) => m.type === "register_tool");
+  assert.deepEqual(reg.tool.annotations, { readOnlyHint: true }, "annotations travel to the bridge");
+  let settled = false;
+  p.then(() => { settled = true; });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(settled, false, "pending until the bridge answers");
+  b.port.postMessage({ type: "register_result", seq: reg.seq, verdict: { name: "a", ok: true } });
+  await p;
+  await assert.rejects(mc.registerTool({ name: "a", description: "d", execute: () => 2 }), (e) => e.name === "InvalidStateError");
+  const ac = new AbortController();
+  const q = mc.registerTool({ name: "b", description: "d", inputSchema: { type: "object" }, execute: () => 3 }, { signal: ac.signal });
+  ac.abort();
+  await assert.rejects(q, (e) => e.name === "AbortError");
+  await b.until((m) => m.type === "unregister_tool" && m.name === "b"); // abort unregisters
+  await assert.rejects(mc.registerTool({ name: "c", description: "d", execute: () => 4 }, { signal: AbortSignal.abort() }), (e) => e.name === "AbortError");
+  assert.ok(!b.got.some((m) => m.type === "register_tool" && m.tool.name === "c"), "an aborted signal registers nothing");
+  assert.deepEqual(changes, ["a", "a", "b", "b"]);
+  b.close();
+});
+
+const until = async (test) => { while (!test()) await new Promise((r) => setTimeout(r, 1)); };
+
+test("execute gets a client: its signal aborts when the call is cancelled; requestUserInteraction raises and lowers attention", async (t) => {
+  const s = load();
+  const mc = s.ctx.document.modelContext;
+  const events = [];
+  mc.addEventListener("toolactivated", (e) => events.push("activated " + e.toolName));
+  mc.addEventListener("toolcancel", (e) => events.push("cancel " + e.toolName));
+  let signal = null;
+  mc.registerTool({ name: "wait", description: "", inputSchema: { type: "object" }, execute: (_, client) => { signal = client.signal; return new Promise(() => {}); } });
+  mc.registerTool({ name: "ask", description: "", inputSchema: { type: "object" }, execute: (_, client) => client.requestUserInteraction(async () => "yes") });
+  const b = connect(s);
+  t.after(b.close);
+  b.port.postMessage({ type: "call_tool", callId: 1, name: "wait", args: {} });
+  await until(() => signal);
+  assert.equal(signal.aborted, false);
+  b.port.postMessage({ type: "cancel_call", callId: 1, name: "wait" });
+  await until(() => signal.aborted);
+  b.port.postMessage({ type: "call_tool", callId: 2, name: "ask", args: {} });
+  const result = await b.until((m) => m.type === "tool_result" && m.callId === 2);
+  assert.equal(result.result, '"yes"');
+  const attention = b.got.filter((m) => m.type === "attention").map((m) => [m.callId, m.on]);
+  assert.deepEqual(attention, [[2, true], [2, false]]);
+  assert.ok(!b.got.some((m) => m.type === "tool_result" && m.callId === 1), "a cancelled call is not answered");
+  assert.deepEqual(events, ["activated wait", "cancel wait", "activated ask"]);
+});
+
+test("dialogs answer at once and become notices; service workers are absent, as in a browser without them", async () => {
+  const s = load();
+  const b = connect(s);
+  assert.equal(s.window.alert("hi"), undefined);
+  assert.equal(s.window.confirm("sure?"), false);
+  assert.equal(s.window.prompt("name?", "x"), null);
+  await b.until((m) => m.type === "notice" && m.kind === "prompt");
+  assert.deepEqual(b.got.filter((m) => m.type === "notice").map((m) => [m.kind, m.text]), [["alert", "hi"], ["confirm", "sure?"], ["prompt", "name?"]]);
+  const sw = s.ctx.navigator.serviceWorker;
+  assert.ok(sw && "serviceWorker" in s.ctx.navigator);
+  await assert.rejects(sw.register("/sw.js"), (e) => e.name === "SecurityError");
+  assert.equal(JSON.stringify(await sw.getRegistrations()), "[]");
+  assert.equal(await sw.getRegistration(), undefined);
+  b.close();
+});
+
+// The IndexedDB section runs in node as it does in a page (it needs no DOM).
+function idb() {
+  const s = load("./sdk-idb.js");
+  return s.window;
+}
+// plain copies a value out of the SDK's realm, so deepEqual compares data, not prototypes.
+const plain = (v) => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+const done = (req) => new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); req.onerror = () => reject(req.error); });
+const complete = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
+
+test("IndexedDB: upgrade, stores, indexes, cursors, key ranges", async () => {
+  const w = idb();
+  const open = w.indexedDB.open("notes", 2);
+  const upgrades = [];
+  open.onupgradeneeded = (e) => {
+    upgrades.push([e.oldVersion, e.newVersion]);
+    const db = open.result;
+    const notes = db.createObjectStore("notes", { keyPath: "id", autoIncrement: true });
+    notes.createIndex("by_tag", "tags", { multiEntry: true });
+    notes.createIndex("by_title", "title", { unique: true });
+    db.createObjectStore("kv");
+  };
+  const db = await done(open);
+  assert.deepEqual(upgrades, [[0, 2]]);
+  assert.deepEqual(plain([...db.objectStoreNames]), ["kv", "notes"]);
+  let tx = db.transaction(["notes", "kv"], "readwrite");
+  const notes = tx.objectStore("notes");
+  const ids = await Promise.all([
+    done(notes.add({ title: "b", tags: ["x", "y"] })),
+    done(notes.add({ title: "a", tags: ["y"] })),
+    done(notes.put({ id: 10, title: "c", tags: [] })),
+  ]);
+  assert.deepEqual(plain(ids), [1, 2, 10]);
+  await done(tx.objectStore("kv").put({ deep: [1, 2] }, "k"));
+  await complete(tx);
+  tx = db.transaction("notes");
+  const ro = tx.objectStore("notes");
+  assert.equal((await done(ro.get(2))).title, "a");
+  assert.deepEqual(plain((await done(ro.getAll(w.IDBKeyRange.bound(1, 2)))).map((n) => n.title)), ["b", "a"]);
+  assert.deepEqual(plain(await done(ro.index("by_tag").getAllKeys("y"))), [1, 2]);
+  assert.equal((await done(ro.index("by_title").get("c"))).id, 10);
+  assert.equal(await done(ro.count()), 3);
+  const walked = [];
+  await new Promise((resolve) => {
+    ro.openCursor(null, "prev").onsuccess = (e) => {
+      const c = e.target.result;
+      if (!c) return resolve();
+      walked.push(c.key);
+      c.continue();
+    };
+  });
+  assert.deepEqual(walked, [10, 2, 1]);
+  assert.throws(() => ro.put({ title: "z" }), (e) => e.name === "ReadOnlyError" || e.name === "TransactionInactiveError");
+  await complete(tx).catch(() => {});
+  // A unique index refuses a clash, and the failed transaction changes nothing.
+  tx = db.transaction("notes", "readwrite");
+  tx.objectStore("notes").put({ id: 1, title: "b2", tags: [] });
+  tx.objectStore("notes").add({ title: "a", tags: [] });
+  await assert.rejects(complete(tx));
+  tx = db.transaction("notes");
+  assert.equal((await done(tx.objectStore("notes").get(1))).title, "b", "rolled back");
+  assert.equal(w.indexedDB.cmp([1, "a"], [1, "b"]), -1);
+  assert.equal(w.indexedDB.cmp("a", 1), 1, "strings sort after numbers");
+});
+
+test("IndexedDB: promise wrappers keep a transaction alive between requests; a new launch starts empty", async () => {
+  const w = idb();
+  const p = (req) => done(req);
+  const open = w.indexedDB.open("kv");
+  open.onupgradeneeded = () => open.result.createObjectStore("s");
+  const db = await p(open);
+  const tx = db.transaction("s", "readwrite");
+  const store = tx.objectStore("s");
+  await p(store.put(1, "a"));
+  await p(store.put(2, "b")); // issued from a promise reaction after the first request's success
+  const all = await p(store.getAll());
+  assert.deepEqual(plain(all), [1, 2]);
+  await complete(tx);
+  const other = idb();
+  assert.deepEqual(plain(await other.indexedDB.databases()), []);
+  const again = await p(w.indexedDB.open("kv"));
+  assert.equal(again.version, 1);
+  assert.throws(() => w.indexedDB.open("kv", 0.5), TypeError);
+  again.close();
+  const up = w.indexedDB.open("kv", 3);
+  up.onupgradeneeded = (e) => assert.deepEqual([e.oldVersion, e.newVersion], [1, 3]);
+  assert.equal((await p(up)).version, 3);
+  await assert.rejects(p(w.indexedDB.open("kv", 2)), (e) => e.name === "VersionError");
 });

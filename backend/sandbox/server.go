@@ -39,6 +39,13 @@ const bridgeStyle = "html,body{margin:0;height:100%;overflow:hidden;background:#
 	"iframe{border:0;width:100%;height:100%;display:block}" +
 	"p{font:14px system-ui,sans-serif;color:#900;margin:16px}"
 
+// What the room does for an app has bounds of its own (docs/webmcp.md): the bridge refuses a download or a
+// copy past them, and the desktop's Save refuses a download past MaxDownloadBytes again.
+const (
+	MaxDownloadBytes = 64 << 20 // bytes of one download
+	MaxCopyChars     = 1 << 20  // UTF-16 code units of one clipboard write
+)
+
 // PermissionsPolicy goes on the bridge's and the apps' documents: no powerful feature for either.
 const PermissionsPolicy = "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=(), payment=(), display-capture=()"
 
@@ -69,8 +76,8 @@ type Server struct {
 	cdnHosts   func() []string
 	srv        *http.Server
 
-	bridgeJS, sdkJS []byte
-	sdkTag          string
+	bridgeJS, sdkJS []byte // sdkJS: the SDK with every section (GET /sandbox/sdk.js)
+	sdk             sdkVariants
 
 	mu       sync.Mutex
 	launches map[string]*Launch
@@ -132,9 +139,10 @@ func New(o Options, hostPort string) *Server {
 		launches:   map[string]*Launch{},
 	}
 	s.bridgeJS, _ = scripts.ReadFile("bridge.js")
-	s.sdkJS, _ = scripts.ReadFile("sdk.js")
+	core, _ := scripts.ReadFile("sdk.js")
 	confine, _ := scripts.ReadFile("confine.js")
-	s.sdkTag = "<script>" + string(confine) + string(s.sdkJS) + "</script>" // confinement first: before any app code
+	s.sdkJS = []byte(SDKScript(string(core), sdkCapabilities, sdkForms, sdkIndexedDB))
+	s.sdk = newSDKVariants(string(confine), string(core)) // confinement first: before any app code
 	return s
 }
 
@@ -317,12 +325,14 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, at *site, token 
 		return
 	}
 	cfg, _ := json.Marshal(struct {
-		RoomOrigin string `json:"roomOrigin"`
-		AppSrc     string `json:"appSrc"`
-		AppBase    string `json:"appBase"`
-		LaunchID   string `json:"launchId"`
-		AppID      string `json:"appId"`
-	}{s.roomOrigin, appSrc(l), l.Origin + AppPath(l.Token), l.Token, l.AppID}) // json.Marshal escapes <, > and &: safe in <script>
+		RoomOrigin       string `json:"roomOrigin"`
+		AppSrc           string `json:"appSrc"`
+		AppBase          string `json:"appBase"`
+		LaunchID         string `json:"launchId"`
+		AppID            string `json:"appId"`
+		MaxDownloadBytes int    `json:"maxDownloadBytes"`
+		MaxCopyChars     int    `json:"maxCopyChars"`
+	}{s.roomOrigin, appSrc(l), l.Origin + AppPath(l.Token), l.Token, l.AppID, MaxDownloadBytes, MaxCopyChars}) // json.Marshal escapes <, > and &: safe in <script>
 	doc := "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(l.Title) + "</title>" +
 		"<style>" + bridgeStyle + "</style>" +
 		"<script type=\"application/json\" id=\"voicebox-bridge-config\">" + string(cfg) + "</script>" +

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/store"
@@ -20,13 +21,15 @@ import (
 // Console call tools through the same validation and bounds as a model's call.
 type RegistryService struct {
 	reg     *registry.Registry
+	exp     *exposed.Table
 	sb      *sandbox.Server
 	tickets tickets // the Tool Console's calls in flight (consolecall.go)
 }
 
-// NewRegistryService serves reg; sb (may be nil) has its launch tokens revoked when a room says goodbye.
-func NewRegistryService(reg *registry.Registry, sb *sandbox.Server) *RegistryService {
-	return &RegistryService{reg: reg, sb: sb}
+// NewRegistryService serves the registry exp follows (exp names its tools as voice and MCP do); sb (may be
+// nil) has its launch tokens revoked when a room says goodbye.
+func NewRegistryService(exp *exposed.Table, sb *sandbox.Server) *RegistryService {
+	return &RegistryService{reg: exp.Registry(), exp: exp, sb: sb}
 }
 
 // Hello records a room page (its id is generated per page load).
@@ -111,20 +114,17 @@ type Declarations struct {
 	Exposed      map[string]toolcontract.Exposed `json:"exposed"`
 }
 
-// FunctionDeclarations converts every open app's tools for a provider ("openai" or "gemini").
+// FunctionDeclarations converts every open app's tools for a provider ("openai" or "gemini"), under the
+// names voice and MCP call them by.
 func (s *RegistryService) FunctionDeclarations(provider string) (Declarations, error) {
-	var apps []toolcontract.AppTools
-	for _, a := range s.reg.Apps() {
-		apps = append(apps, toolcontract.AppTools{AppID: a.AppID, Slug: a.Slug, Tools: a.Tools})
-	}
-	decls, exposed, err := toolcontract.FunctionDeclarations(provider, apps)
+	decls, names, err := s.exp.Snapshot().Declarations(provider)
 	if err != nil {
 		return Declarations{}, BadRequest(err.Error())
 	}
 	if decls == nil {
 		decls = []json.RawMessage{}
 	}
-	return Declarations{Provider: provider, Declarations: decls, Exposed: exposed}, nil
+	return Declarations{Provider: provider, Declarations: decls, Exposed: names}, nil
 }
 
 // SandboxService prepares launches on the asset server: it turns a store reference, an opened document or

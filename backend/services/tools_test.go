@@ -12,6 +12,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/sandbox"
@@ -46,7 +47,7 @@ func TestPrepareNamesPagesAsTheStoreDoes(t *testing.T) {
 func TestRegistryService(t *testing.T) {
 	reg := registry.New(events.NewBus())
 	sb := sandbox.New(sandbox.Options{RoomOrigin: "http://127.0.0.1:1"}, "localhost:2")
-	s := NewRegistryService(reg, sb)
+	s := NewRegistryService(exposed.New(reg), sb)
 	if err := s.Hello(""); err == nil {
 		t.Error("empty room accepted")
 	}
@@ -144,7 +145,7 @@ func TestConsoleCallCancels(t *testing.T) {
 		t.Fatal(err)
 	}
 	room.Hang(true)
-	s := NewRegistryService(reg, nil)
+	s := NewRegistryService(exposed.New(reg), nil)
 	done := make(chan registry.Outcome, 1)
 	go func() {
 		o, _ := s.ConsoleCall("t1", "app_scoreboard", "set_score", json.RawMessage(`{"team":"home","points":1}`))
@@ -175,6 +176,41 @@ func TestConsoleCallCancels(t *testing.T) {
 	for _, bad := range []string{"", strings.Repeat("x", 65)} {
 		if err := s.CancelCall(bad); err == nil {
 			t.Errorf("ticket %q accepted", bad)
+		}
+	}
+}
+
+// The room's functionDeclarations name tools as voice and MCP do: the app that took a name first keeps it.
+// Here app_z took "shared__t", then app_a (same slug, earlier in id order) came; a fresh naming would give
+// app_a the plain name, so the room would show a name that calls another app.
+func TestFunctionDeclarationsUseTheExposedNames(t *testing.T) {
+	reg := registry.New(events.NewBus())
+	exp := exposed.New(reg)
+	s := NewRegistryService(exp, nil)
+	tool := []json.RawMessage{json.RawMessage(`{"name":"t","description":"","parameters":{"type":"object"}}`)}
+	if _, err := s.Register("r", "app_z", "Z", "shared", tool); err != nil {
+		t.Fatal(err)
+	}
+	exp.Snapshot() // a caller (voice, MCP) learns the names now
+	if _, err := s.Register("r", "app_a", "A", "shared", tool); err != nil {
+		t.Fatal(err)
+	}
+	snap := exp.Snapshot()
+	for _, provider := range []string{toolcontract.ProviderOpenAI, toolcontract.ProviderGemini} {
+		d, err := s.FunctionDeclarations(provider)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Exposed) != 2 || len(d.Declarations) != 2 {
+			t.Fatalf("%s: %d names, %d declarations", provider, len(d.Exposed), len(d.Declarations))
+		}
+		for name, e := range d.Exposed {
+			if got := snap.Name(e.AppID, e.Tool); got != name {
+				t.Errorf("%s: the room calls %s's tool %q, voice and MCP %q", provider, e.AppID, name, got)
+			}
+		}
+		if d.Exposed["shared__t"].AppID != "app_z" {
+			t.Errorf("%s: shared__t is %+v, want app_z's (it had it first)", provider, d.Exposed["shared__t"])
 		}
 	}
 }

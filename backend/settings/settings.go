@@ -25,7 +25,9 @@ const FileName = "settings.json"
 // loads is of its choosing, so only the CDN operator may see what it carries: a host that fetches an
 // arbitrary URL on request (esm.sh does) is never a default. docs/sandbox.md, "CDN hosts", says what each
 // one does with a request for something it does not have.
-var DefaultCDNHosts = []string{"cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com"}
+// Fonts, esm.run and the Tailwind Play CDN came with issue 10 (pages load them); esm.sh stays out.
+var DefaultCDNHosts = []string{"cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com",
+	"fonts.googleapis.com", "fonts.gstatic.com", "esm.run", "cdn.tailwindcss.com"}
 
 // Values is the whole settings file.
 type Values struct {

@@ -18,7 +18,7 @@ import (
 const (
 	benchRootFiles   = 2000
 	benchSubdirs     = 40
-	benchPerSubdir   = 200 // including index.html
+	benchPerSubdir   = 200 // including first.html
 	benchShelfApps   = 1000
 	benchProven      = 100
 	benchHomes       = 20
@@ -80,7 +80,8 @@ func generateBenchTree(dir string) error {
 	}
 	for d := 0; d < benchSubdirs; d++ {
 		sub := filepath.Join(ws, fmt.Sprintf("folder-%02d", d))
-		if err := wf(filepath.Join(sub, "index.html"), benchHTML(fmt.Sprintf("Index %d", d))); err != nil {
+		// No index.html: that would make the folder one folder app, and its pages would not be listed.
+		if err := wf(filepath.Join(sub, "first.html"), benchHTML(fmt.Sprintf("First %d", d))); err != nil {
 			return err
 		}
 		for i := 1; i < benchPerSubdir; i++ {

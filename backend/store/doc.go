@@ -1,5 +1,5 @@
 // Package store discovers, classifies, looks up, saves and deletes Voicebox
-// mini-apps and pages (seed section 4, "Classification: Mini-Apps vs Pages").
+// mini-apps and pages, by the rules below.
 //
 // # Roots and depth
 //

@@ -72,7 +72,9 @@ func resolveIn(snap *snapshot, ref string) *item {
 	return nil
 }
 
+// snapshot is the current snapshot, once the first scan is done.
 func (s *Store) snapshot() *snapshot {
+	<-s.firstScan
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.snap

@@ -237,6 +237,20 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		}
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
+	m := &metaRec{Title: page.Title}
+	switch page.Source {
+	case SourceWorkspace:
+		m.WorkspacePath = page.rel
+		m.WorkspaceRoot = s.workspace
+	case SourceSandbox:
+		m.SourcePath = page.StoragePath
+	}
+	return s.writeNewLocked(slug, src, m)
+}
+
+// writeNewLocked writes a new shelf app named slug from src with the record m (its id and times set
+// here), once the name is free.
+func (s *Store) writeNewLocked(slug string, src *saveSource, m *metaRec) (Entry, error) {
 	r, err := s.openShelfForNewLocked(slug)
 	if err != nil {
 		return Entry{}, err
@@ -247,14 +261,7 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		return Entry{}, err
 	}
 	now := time.Now().UTC()
-	m := &metaRec{AppID: "app_" + slug, Title: page.Title, CreatedAt: now, UpdatedAt: now}
-	switch page.Source {
-	case SourceWorkspace:
-		m.WorkspacePath = page.rel
-		m.WorkspaceRoot = s.workspace
-	case SourceSandbox:
-		m.SourcePath = page.StoragePath
-	}
+	m.AppID, m.CreatedAt, m.UpdatedAt = "app_"+slug, now, now
 	if err := writeApp(r, slug, m, c); err != nil {
 		return Entry{}, err
 	}
@@ -442,23 +449,6 @@ func (s *Store) saveNew(name, slug string, src *saveSource) (Entry, error) {
 	if owner := s.shelfOwnerLocked(slug); owner != nil {
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
-	r, err := s.openShelfForNewLocked(slug)
-	if err != nil {
-		return Entry{}, err
-	}
-	defer r.Close()
-	c, err := src.stage(r, slug)
-	if err != nil {
-		return Entry{}, err
-	}
-	title := extractTitle(src.html[:min(len(src.html), titleScanBytes)])
-	if title == "" {
-		title = strings.TrimSpace(trimHTMLExt(strings.TrimSpace(name)))
-	}
-	now := time.Now().UTC()
-	m := &metaRec{AppID: "app_" + slug, Title: title, CreatedAt: now, UpdatedAt: now}
-	if err := writeApp(r, slug, m, c); err != nil {
-		return Entry{}, err
-	}
-	return s.afterShelfWriteLocked(slug)
+	title := titleOr(extractTitle(src.html[:min(len(src.html), titleScanBytes)]), strings.TrimSpace(name))
+	return s.writeNewLocked(slug, src, &metaRec{Title: title})
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// collisionEnv is the seed's case: a workspace page and a shelf app sharing
+// collisionEnv is the design's case: a workspace page and a shelf app sharing
 // slug, file name and title. legacy: the record has no workspacePath (and the
 // bytes and appId are identical to what a proof would need).
 func collisionEnv(t *testing.T, recordTitle string) (env, *Store) {
@@ -68,7 +68,7 @@ func TestCollisionDeleteAppKeepsPage(t *testing.T) {
 	}
 }
 
-// The seed's legacy case: the record has no workspacePath; the bytes are
+// The design's legacy case: the record has no workspacePath; the bytes are
 // identical and the record's appId is the canonical one. The page keeps its
 // own title and id, and saving it is refused with nothing written.
 func TestLegacySaveRefusedNothingWritten(t *testing.T) {

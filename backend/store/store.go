@@ -134,6 +134,8 @@ type Store struct {
 	snap     *snapshot
 	wsPublic string
 	scanned  []ScannedRoot
+	// firstScan is closed once the first scan is done: reads wait for it.
+	firstScan chan struct{}
 
 	subMu   sync.Mutex
 	subs    map[int]chan struct{}
@@ -152,14 +154,55 @@ type Store struct {
 // Watch for live updates. Missing roots (workspace, shelf, sandboxes) are
 // fine.
 func Open(r Roots) (*Store, error) {
+	s, err := newStore(r)
+	if err != nil {
+		return nil, err
+	}
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	s.configureRoots()
+	s.fullScanLocked()
+	close(s.firstScan)
+	return s, nil
+}
+
+// OpenInBackground is Open with the scan on a goroutine of its own: it returns
+// at once, every read (List, Resolve, Get…) waits for the scan, and every
+// write comes after it (the scan holds the lock writes take). A start that
+// has other work to do meanwhile (the desktop shows its window) does not wait
+// for a large workspace.
+func OpenInBackground(r Roots) (*Store, error) {
+	s, err := newStore(r)
+	if err != nil {
+		return nil, err
+	}
+	s.opMu.Lock()
+	s.configureRoots()
+	go func() {
+		defer s.opMu.Unlock()
+		if beforeBackgroundScan != nil {
+			beforeBackgroundScan()
+		}
+		s.fullScanLocked()
+		close(s.firstScan)
+	}()
+	return s, nil
+}
+
+// beforeBackgroundScan, when set (tests only), runs on OpenInBackground's
+// goroutine before its scan.
+var beforeBackgroundScan func()
+
+func newStore(r Roots) (*Store, error) {
 	s := &Store{
-		dirs:    map[string]*dirState{},
-		pending: map[string]string{},
-		watched: map[string]bool{},
-		subs:    map[int]chan struct{}{},
-		evPaths: map[string]struct{}{},
-		kick:    make(chan struct{}, 1),
-		snap:    emptySnapshot(),
+		dirs:      map[string]*dirState{},
+		pending:   map[string]string{},
+		watched:   map[string]bool{},
+		subs:      map[int]chan struct{}{},
+		evPaths:   map[string]struct{}{},
+		kick:      make(chan struct{}, 1),
+		snap:      emptySnapshot(),
+		firstScan: make(chan struct{}),
 	}
 	var err error
 	if r.Workspace != "" {
@@ -183,10 +226,6 @@ func Open(r Roots) (*Store, error) {
 		s.extra = append(s.extra, ap)
 	}
 	s.trash = newTrashState(r.Trash, s.data)
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
-	s.configureRoots()
-	s.fullScanLocked()
 	return s, nil
 }
 
@@ -244,9 +283,7 @@ func (s *Store) Rescan() error {
 // List returns the current snapshot: apps first, then by title. No HTML, no
 // disk I/O. The slice is a copy the caller may keep.
 func (s *Store) List() []Entry {
-	s.mu.RLock()
-	e := s.snap.entries
-	s.mu.RUnlock()
+	e := s.snapshot().entries
 	out := make([]Entry, len(e))
 	copy(out, e)
 	return out

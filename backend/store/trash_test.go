@@ -149,7 +149,7 @@ func TestUndoRefusedWhenThePathWasReused(t *testing.T) {
 	}
 }
 
-// The seed's collision case both ways, through the trash: deleting the page takes only the page and
+// The design's collision case both ways, through the trash: deleting the page takes only the page and
 // deleting the app takes only its shelf copy and record; each undo brings back just that.
 func TestCollisionThroughTheTrash(t *testing.T) {
 	e, home := trashEnv(t)

@@ -107,6 +107,12 @@ func TestNodeTwin(t *testing.T) {
 var openAIName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 var geminiName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
 
+// declare names the tools with a fresh Namer, so the same set of apps always yields the same names
+// whatever their order.
+func declare(provider string, apps []AppTools) ([]json.RawMessage, map[string]Exposed, error) {
+	return FunctionDeclarations(provider, apps, NewNamer().Assign(apps))
+}
+
 func TestFunctionDeclarations(t *testing.T) {
 	score := mustTool(t, benchSetScoreDecl)
 	long := mustTool(t, `{"name":"`+strings.Repeat("x", 64)+`","description":"long","parameters":{"type":"object"}}`)
@@ -124,7 +130,7 @@ func TestFunctionDeclarations(t *testing.T) {
 		{AppID: "app_scoreboard", Slug: "scoreboard", Tools: []*Tool{score}}, // repeated app
 	}
 	for _, provider := range []string{ProviderOpenAI, ProviderGemini} {
-		decls, names, err := FunctionDeclarations(provider, apps)
+		decls, names, err := declare(provider, apps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +160,7 @@ func TestFunctionDeclarations(t *testing.T) {
 		}
 		// deterministic whatever the order of apps
 		rev := []AppTools{apps[3], apps[2], apps[1], apps[0]}
-		_, names2, _ := FunctionDeclarations(provider, rev)
+		_, names2, _ := declare(provider, rev)
 		for n, e := range names {
 			if names2[n] != e {
 				t.Errorf("%s: order-dependent name %q", provider, n)
@@ -187,12 +193,12 @@ func TestFunctionDeclarations(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := FunctionDeclarations("claude", apps); err == nil {
+	if _, _, err := declare("claude", apps); err == nil {
 		t.Fatal("unknown provider accepted")
 	}
 	// The name a single tool gets when nothing clashes with it.
 	exposedName := func(appID, tool string) string {
-		_, m, _ := FunctionDeclarations(ProviderOpenAI, []AppTools{{AppID: appID, Tools: []*Tool{{Name: tool}}}})
+		_, m, _ := declare(ProviderOpenAI, []AppTools{{AppID: appID, Tools: []*Tool{{Name: tool}}}})
 		for n := range m {
 			return n
 		}

@@ -263,17 +263,13 @@ func (v *validator) object(s *snode) bool {
 			if !v.value(child) {
 				return false
 			}
-			v.plen--
-			v.ws()
-			if v.i < len(v.b) && v.b[v.i] == ',' {
-				v.i++
-				continue
+			more, ok := v.member('}', "invalid JSON: expected ',' or '}'")
+			if !ok {
+				return false
 			}
-			if v.i < len(v.b) && v.b[v.i] == '}' {
-				v.i++
+			if !more {
 				break
 			}
-			return v.fail("invalid JSON: expected ',' or '}'")
 		}
 	}
 	if s != nil && v.soft == nil {
@@ -342,16 +338,26 @@ func (v *validator) array(s *snode) bool {
 		if !v.push(seg{idx: idx}) || !v.value(items) {
 			return false
 		}
-		v.plen--
-		v.ws()
-		if v.i < len(v.b) && v.b[v.i] == ',' {
-			v.i++
-			continue
+		if more, ok := v.member(']', "invalid JSON: expected ',' or ']'"); !more {
+			return ok
 		}
-		if v.i < len(v.b) && v.b[v.i] == ']' {
-			v.i++
-			return true
-		}
-		return v.fail("invalid JSON: expected ',' or ']'")
 	}
+}
+
+// member ends a member of an object or array: it leaves the member's path and reads the ',' that
+// announces another (more) or the closing byte (not more); anything else fails with msg.
+func (v *validator) member(closing byte, msg string) (more, ok bool) {
+	v.plen--
+	v.ws()
+	if v.i < len(v.b) {
+		switch v.b[v.i] {
+		case ',':
+			v.i++
+			return true, true
+		case closing:
+			v.i++
+			return false, true
+		}
+	}
+	return false, v.fail(msg)
 }

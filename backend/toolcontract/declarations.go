@@ -13,20 +13,16 @@ const (
 )
 
 // FunctionDeclarations converts the tools of all open apps into function
-// declarations for the live voice session (toolsToFunctionDeclarations) and
+// declarations for a live voice session (toolsToFunctionDeclarations), each
+// under the name names gives it (a Namer's Assign: the callers share one
+// Namer, backend/exposed, so that a name stays with the app that got it), and
 // returns the map from exposed name back to (app, tool). Declarations come
 // out in input order; unknown providers are an error. A repeated (AppID,
-// tool) pair is emitted once, a nil tool skipped.
-//
-// Names come from a fresh Namer, so the same set of apps always yields the
-// same names whatever their order. Callers that keep a session open (the
-// voice session, the MCP door) hold one Namer instead, so that a name stays
-// with the app that got it (see Namer).
-func FunctionDeclarations(provider string, apps []AppTools) ([]json.RawMessage, map[string]Exposed, error) {
+// tool) pair is emitted once, a nil or unnamed tool skipped.
+func FunctionDeclarations(provider string, apps []AppTools, names map[Exposed]string) ([]json.RawMessage, map[string]Exposed, error) {
 	if err := checkProvider(provider); err != nil {
 		return nil, nil, err
 	}
-	names := NewNamer().Assign(apps)
 	var out []json.RawMessage
 	exposed := make(map[string]Exposed, len(names))
 	for _, a := range apps {
@@ -36,7 +32,7 @@ func FunctionDeclarations(provider string, apps []AppTools) ([]json.RawMessage, 
 			}
 			key := Exposed{AppID: a.AppID, Tool: t.Name}
 			name := names[key]
-			if _, done := exposed[name]; done {
+			if _, done := exposed[name]; done || name == "" {
 				continue
 			}
 			d, err := Declaration(provider, name, t)
@@ -81,11 +77,19 @@ func checkProvider(provider string) error {
 //   - a tool whose root ends up with no properties is declared without
 //     parameters (Gemini refuses an empty OBJECT there).
 //
+// A tool whose annotations say readOnlyHint gets "(Read-only: it changes
+// nothing.)" after its description, since neither provider has a field for
+// the hint (MCP clients get the annotations themselves).
+//
 // Nothing is lost in safety: every call is still validated by
 // Tool.ValidateArgs against the original schema before dispatch.
 func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
 	if err := checkProvider(provider); err != nil {
 		return nil, err
+	}
+	desc := t.Description
+	if t.Annotations.ReadOnly() {
+		desc = strings.TrimSpace(desc + " " + readOnlyNote)
 	}
 	if provider == ProviderOpenAI {
 		return json.Marshal(struct {
@@ -93,13 +97,13 @@ func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			Parameters  json.RawMessage `json:"parameters"`
-		}{"function", name, t.Description, t.Parameters})
+		}{"function", name, desc, t.Parameters})
 	}
 	d := struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		Parameters  json.RawMessage `json:"parameters,omitempty"`
-	}{Name: name, Description: t.Description}
+	}{Name: name, Description: desc}
 	if p, err := parseTree(t.Parameters); err == nil {
 		if g := geminiSchema(p); g != nil {
 			d.Parameters = g.encode()
@@ -107,6 +111,9 @@ func Declaration(provider, name string, t *Tool) (json.RawMessage, error) {
 	}
 	return json.Marshal(d)
 }
+
+// readOnlyNote tells a voice model what readOnlyHint says (its declarations have no field for it).
+const readOnlyNote = "(Read-only: it changes nothing.)"
 
 func str(s string) *jval { return &jval{k: jStr, s: s} }
 

@@ -10,8 +10,9 @@
 // # Declarations
 //
 // A declaration is a JSON object. Keys other than name, description,
-// parameters and inputSchema (for example WebMCP's annotations, or execute in
-// JavaScript) are ignored and do not appear in the normalized declaration.
+// parameters, inputSchema and annotations (for example execute in JavaScript)
+// are ignored and do not appear in the normalized declaration; annotations
+// keep only their known hints (see Annotations) and are never refused.
 // Checks run in this order and the first failure is the verdict:
 //
 //  1. not a JSON object (or not valid JSON)   → invalid-tool-name, path ""
@@ -109,6 +110,12 @@ const (
 	CodeOutputOverBudget = "output-over-budget"
 	CodeToolError        = "tool-error"
 	CodeCancelled        = "cancelled" // the caller gave up on the call (the Tool Console's Cancel, a model's cancelled turn)
+
+	// What the bridge answers a page's download or copy it will not hand the room (docs/webmcp.md).
+	CodeDownloadRefused  = "download-refused"   // not bytes
+	CodeDownloadTooLarge = "download-too-large" // over sandbox.MaxDownloadBytes
+	CodeCopyTooLarge     = "copy-too-large"     // over sandbox.MaxCopyChars
+	CodeNeedsGesture     = "needs-gesture"      // no click or key press of the person in the app
 )
 
 // Refusal is a structured refusal: {"refused": code, "path": "/points",
@@ -144,6 +151,7 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
 
 	root *snode // enforced schema, used by ValidateArgs
 }
@@ -218,7 +226,7 @@ func ValidateTool(raw []byte) (*Tool, *Refusal) {
 	if r := metaCheck(norm); r != nil {
 		return nil, r
 	}
-	return &Tool{Name: name.s, Description: desc.s, Parameters: norm, root: root}, nil
+	return &Tool{Name: name.s, Description: desc.s, Parameters: norm, Annotations: annotationsOf(doc.get("annotations")), root: root}, nil
 }
 
 func validName(s string) bool {

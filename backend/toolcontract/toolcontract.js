@@ -248,9 +248,20 @@
       if (hasP && hasI && !jsonEqual(decl.parameters, decl.inputSchema)) throw bad("", "parameters and inputSchema are both present and differ");
       var node = checkSchema(params, "", "root");
       var tool = { name: name, description: desc, parameters: copyJSON(params) };
+      var ann = annotationsOf(hasOwn(decl, "annotations") ? decl.annotations : undefined);
+      if (ann) tool.annotations = ann;
       compiled.set(tool, node);
       return { ok: true, tool: tool };
     } catch (e) { return asResult(e); }
+  }
+
+  // annotationsOf keeps a declaration's known hints as booleans (see Annotations in annotations.go).
+  var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "untrustedContentHint"];
+  function annotationsOf(a) {
+    if (kindOf(a) !== "object") return null;
+    var out = null;
+    HINTS.forEach(function (h) { if (hasOwn(a, h)) { out = out || {}; out[h] = !!a[h]; } });
+    return out;
   }
 
   // registerAll(decls) → {accepted:[tool…], verdicts:[{name, ok, refused?, path?, message?}…]}

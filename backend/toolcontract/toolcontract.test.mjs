@@ -183,3 +183,20 @@ test("runs as a classic script (no module system)", () => {
   assert.equal(api.limits.maxTools, 16);
   assert.ok(src.split("\n").length < 530, "keep toolcontract.js small");
 });
+
+// The same table as annotationCases in annotations_test.go: known hints kept as booleans, nothing else.
+test("annotations keep the known hints only, as booleans", () => {
+  const cases = [
+    [{ readOnlyHint: true, x: 1 }, { readOnlyHint: true }],
+    [{ readOnlyHint: "true", destructiveHint: 0, openWorldHint: null, idempotentHint: {}, untrustedContentHint: "" },
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false, untrustedContentHint: false }],
+    ["yes", undefined],
+    [{}, undefined],
+    [{ title: "t", consequentialHint: true }, undefined],
+  ];
+  for (const [given, want] of cases) {
+    const r = C.validateTool({ name: "t", description: "d", parameters: { type: "object" }, annotations: given });
+    assert.equal(r.ok, true);
+    assert.deepEqual(r.tool.annotations, want, JSON.stringify(given));
+  }
+});

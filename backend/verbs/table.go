@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
@@ -80,7 +81,7 @@ func (v *Verb) Run(ctx context.Context, env *Env, raw json.RawMessage) registry.
 // For returns the verbs door declares, in the order they are declared.
 func For(door Doors) []*Verb {
 	var out []*Verb
-	for _, v := range table {
+	for _, v := range table() {
 		if v.Doors&door != 0 {
 			out = append(out, v)
 		}
@@ -90,7 +91,7 @@ func For(door Doors) []*Verb {
 
 // Lookup returns the verb called name if door declares it, else nil.
 func Lookup(name string, door Doors) *Verb {
-	for _, v := range table {
+	for _, v := range table() {
 		if v.Name() == name && v.Doors&door != 0 {
 			return v
 		}
@@ -101,26 +102,30 @@ func Lookup(name string, door Doors) *Verb {
 // Is reports whether name is a verb's name for any door (no app tool can have one: they contain no "__").
 func Is(name string) bool { return Lookup(name, Voice|MCP) != nil }
 
-// table is every host verb, in the order doors declare them.
-var table = []*Verb{
-	declare(Launch, "Launch a mini-app", Voice|MCP, `{"type":"object","properties":{"ref":{"type":"string","minLength":1,"maxLength":512,"description":"name, file name, slug, appId or title of the mini-app"}},"required":["ref"],"additionalProperties":false}`,
-		"Open a mini-app (or an .html page) in the Voicebox room, where the person sees it. ref is its name, file name, slug, appId or title, as list_mini_apps shows them. The answer names the app's tools (<app>__<tool>), which can be called right away.",
-		launch),
-	declare(List, "List mini-apps", Voice|MCP, `{"type":"object","properties":{},"additionalProperties":false}`,
-		"List the mini-apps open in the Voicebox room (with their tools' names) and the mini-apps and pages that launch_mini_app can open.",
-		list),
-	declare(Close, "Close a mini-app", Voice|MCP, `{"type":"object","properties":{"appId":{"type":"string","minLength":1,"maxLength":512,"description":"the open app's appId, slug or title"}},"required":["appId"],"additionalProperties":false}`,
-		"Close an open mini-app in the Voicebox room; its tools go away. appId is the open app's id, slug or title, as list_mini_apps shows it.",
-		closeApp),
-	declare(Save, "Save a page to the shelf", Voice, `{"type":"object","properties":{"ref":{"type":"string","minLength":1,"maxLength":512,"description":"name, file name, slug, appId or title of the page"}},"required":["ref"],"additionalProperties":false}`,
-		"Save a page of the workspace to the shelf, which makes it a mini-app. ref is the page's name, file name, slug, appId or title.",
-		save),
-	// Gemini Live fixes its tools at setup, so a tool that appears mid-turn (launch, then use) is reachable
-	// through this verb until the session resumes with the new declarations.
-	declare(CallTool, "Call a mini-app's tool", VoiceGemini, `{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":128,"description":"the tool's full name, e.g. scoreboard__set_score"},"arguments":{"type":"string","maxLength":65536,"description":"the arguments as a JSON object, e.g. {\"team\":\"home\",\"points\":3}"}},"required":["name","arguments"],"additionalProperties":false}`,
-		"Call an open mini-app's tool by its full name (<app>__<tool>, as launch_mini_app or list_mini_apps gave it) when that tool is not yet among your functions. arguments is the JSON object of the tool's arguments, as text.",
-		callTool),
-}
+// table is every host verb, in the order doors declare them. It is built on first use, not at program
+// start: declaring runs the tool contract's checks, which a process that never serves a verb (a second
+// launch handing its files over, `voicebox --version`) need not pay.
+var table = sync.OnceValue(func() []*Verb {
+	return []*Verb{
+		declare(Launch, "Launch a mini-app", Voice|MCP, `{"type":"object","properties":{"ref":{"type":"string","minLength":1,"maxLength":512,"description":"name, file name, slug, appId or title of the mini-app"}},"required":["ref"],"additionalProperties":false}`,
+			"Open a mini-app (or an .html page) in the Voicebox room, where the person sees it. ref is its name, file name, slug, appId or title, as list_mini_apps shows them. The answer names the app's tools (<app>__<tool>), which can be called right away.",
+			launch),
+		declare(List, "List mini-apps", Voice|MCP, `{"type":"object","properties":{},"additionalProperties":false}`,
+			"List the mini-apps open in the Voicebox room (with their tools' names) and the mini-apps and pages that launch_mini_app can open.",
+			list),
+		declare(Close, "Close a mini-app", Voice|MCP, `{"type":"object","properties":{"appId":{"type":"string","minLength":1,"maxLength":512,"description":"the open app's appId, slug or title"}},"required":["appId"],"additionalProperties":false}`,
+			"Close an open mini-app in the Voicebox room; its tools go away. appId is the open app's id, slug or title, as list_mini_apps shows it.",
+			closeApp),
+		declare(Save, "Save a page to the shelf", Voice, `{"type":"object","properties":{"ref":{"type":"string","minLength":1,"maxLength":512,"description":"name, file name, slug, appId or title of the page"}},"required":["ref"],"additionalProperties":false}`,
+			"Save a page of the workspace to the shelf, which makes it a mini-app. ref is the page's name, file name, slug, appId or title.",
+			save),
+		// Gemini Live fixes its tools at setup, so a tool that appears mid-turn (launch, then use) is reachable
+		// through this verb until the session resumes with the new declarations.
+		declare(CallTool, "Call a mini-app's tool", VoiceGemini, `{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":128,"description":"the tool's full name, e.g. scoreboard__set_score"},"arguments":{"type":"string","maxLength":65536,"description":"the arguments as a JSON object, e.g. {\"team\":\"home\",\"points\":3}"}},"required":["name","arguments"],"additionalProperties":false}`,
+			"Call an open mini-app's tool by its full name (<app>__<tool>, as launch_mini_app or list_mini_apps gave it) when that tool is not yet among your functions. arguments is the JSON object of the tool's arguments, as text.",
+			callTool),
+	}
+})
 
 // declare accepts a verb's declaration through the tool contract, exactly as an app's tool would be.
 func declare(name, title string, doors Doors, schema, description string, run func(context.Context, *Env, Args) registry.Outcome) *Verb {

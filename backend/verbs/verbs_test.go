@@ -115,7 +115,7 @@ func TestTableDoors(t *testing.T) {
 			t.Errorf("door %d declares %s, want %s", door, got, want)
 		}
 	}
-	for _, v := range table {
+	for _, v := range table() {
 		if strings.Contains(v.Name(), "__") || v.Title == "" || v.Tool.Description == "" || !Is(v.Name()) {
 			t.Errorf("verb %+v", v)
 		}

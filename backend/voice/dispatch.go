@@ -180,24 +180,11 @@ func buildTools(provider string, snap *exposed.Snapshot) (upstream.Tools, error)
 		}
 		decls = append(decls, d)
 	}
-	seen := map[string]bool{}
-	for _, a := range snap.Apps {
-		for _, t := range a.Tools {
-			if t == nil {
-				continue
-			}
-			name := snap.Name(a.AppID, t.Name)
-			if name == "" || seen[name] {
-				continue
-			}
-			seen[name] = true
-			d, err := toolcontract.Declaration(provider, name, t)
-			if err != nil {
-				return upstream.Tools{}, err
-			}
-			decls = append(decls, d)
-		}
+	apps, _, err := snap.Declarations(provider)
+	if err != nil {
+		return upstream.Tools{}, err
 	}
+	decls = append(decls, apps...)
 	h := sha256.New()
 	for _, d := range decls {
 		h.Write(d)

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/voicebox/voicebox/tests/testbin"
 )
 
 // box is one voicebox run with its own workspace and data folder.
@@ -60,11 +62,21 @@ func newBox(t *testing.T, s *session, files map[string]string) *box {
 // start runs voicebox on the box's folders with MCP on (on a free port) and extra environment.
 func (b *box) start(t *testing.T, env []string, args ...string) {
 	t.Helper()
+	bin, err := testbin.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.startBin(t, bin, env, args...)
+}
+
+// startBin is start with another voicebox binary (a benchmark's baseline).
+func (b *box) startBin(t *testing.T, bin string, env []string, args ...string) {
+	t.Helper()
 	saved := b.s.env
 	b.s.env = append(append(append([]string(nil), saved...), "VOICEBOX_MCP_ADDR=127.0.0.1:0",
 		"OPENAI_API_KEY=", "GEMINI_API_KEY=", "VOICEBOX_UNSAFE_NO_GUARD=", "VOICEBOX_MOCK_CAPTURE="), env...)
 	defer func() { b.s.env = saved }()
-	b.app = b.s.start(t, append([]string{"--mcp", "--workspace", b.workspace, "--data", b.data}, args...)...)
+	b.app = b.s.startBin(t, bin, append([]string{"--mcp", "--workspace", b.workspace, "--data", b.data}, args...)...)
 }
 
 // opened is what the xdg-open shim was asked to open.

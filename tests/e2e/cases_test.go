@@ -155,6 +155,7 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 	t.Run("app to app", func(t *testing.T) { caseAppToApp(t, p) })
 	t.Run("windows", func(t *testing.T) { caseWindows(t, p, s) })
 	t.Run("storage forgets", func(t *testing.T) { caseStorageForgets(t, p, echo) })
+	t.Run("webmcp", func(t *testing.T) { webmcpCases(t, p, s, busy) })
 	t.Run("reload and close", func(t *testing.T) {
 		var id string
 		eval(t, p, &id, `return window.voicebox.apps().find((a) => a.title === "Echo Lab").appId;`)

@@ -1,6 +1,6 @@
 // Package e2e drives the real `voicebox serve` binary from real browsers: headless Chromium (chromedp) and
 // WebKitGTK (WebKitWebDriver + MiniBrowser under Xvfb), with hostile mini-apps of our own (testdata/), to
-// check the sandbox's threat model (seed 000, sections 1, 2, 3 and 5) where it matters: in the browser.
+// check the sandbox's threat model (docs/sandbox.md, "Threat model") where it matters: in the browser.
 //
 // The binary is VOICEBOX_BIN when set (what `make test` builds), else a fresh build of the module.
 // Missing browsers fail the tests with the apt package to install, unless -short.

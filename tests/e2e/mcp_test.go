@@ -275,7 +275,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	waitFor("the Inspector's call in the activity log",
 		`[...document.querySelectorAll("#activity-log li")].some((li) => li.textContent.includes("mcp:inspector-cli") && li.textContent.includes("set_score"))`)
 
-	// 3. A refusal: Go's validator answers with the seed's code and nothing reaches the app.
+	// 3. A refusal: Go's validator answers with the tool contract's code and nothing reaches the app.
 	res = mcpInspectCall(t, script, httpTarget, setScore, "team=visitors", "points=1")
 	var ref struct{ Refused, Path, Message string }
 	if err := json.Unmarshal([]byte(res.text()), &ref); err != nil || !res.IsError || ref.Refused != "invalid-argument-enum" || ref.Path != "/team" {

@@ -203,7 +203,7 @@ func voiceOpenAI(t *testing.T, p *chromiumPage, s *server, fake *voicetest.Serve
 		t.Fatalf("after 10 calls the app shows %+v", b)
 	}
 
-	// Bad arguments come back refused with the seed's codes, and the app never sees them.
+	// Bad arguments come back refused with the tool contract's codes, and the app never sees them.
 	c.FunctionCalls("resp_bad",
 		voicetest.Call{ID: "bad_type", Name: setScore, Args: `{"team":"home","points":"three"}`},
 		voicetest.Call{ID: "bad_enum", Name: setScore, Args: `{"team":"referee","points":1}`},

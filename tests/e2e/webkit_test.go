@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/tests/testbin"
+	"github.com/voicebox/voicebox/tests/webdriver"
 )
 
 // MiniBrowser ships with libwebkit2gtk-4.1-0; WebKitWebDriver with webkit2gtk-driver.
@@ -32,29 +31,7 @@ func (w *webkitPage) name() string { return "webkitgtk" }
 func (w *webkitPage) dns() *dnsRecord { return w.record }
 
 func (w *webkitPage) do(method, path string, body any) (json.RawMessage, error) {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, w.base+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := w.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	var env struct {
-		Value json.RawMessage `json:"value"`
-	}
-	b, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, fmt.Errorf("webdriver %s %s: %d %s", method, path, res.StatusCode, b)
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("webdriver %s %s: %d %s", method, path, res.StatusCode, env.Value)
-	}
-	return env.Value, nil
+	return webdriver.Do(w.client, w.base, method, path, body)
 }
 
 func (w *webkitPage) evalRaw(script string) (json.RawMessage, error) {

@@ -80,28 +80,37 @@ func HTTP(t testing.TB, data string) *mcp.ClientSession {
 	return cs
 }
 
-// Launch opens EchoFile through MCP (retrying while no room has said hello yet) and returns the echo
-// tool's exposed name.
+// Launch opens EchoFile through MCP and returns the echo tool's exposed name.
 func Launch(t testing.TB, cs *mcp.ClientSession) string {
+	t.Helper()
+	tools := LaunchFile(t, cs, EchoFile)
+	for _, n := range tools {
+		if strings.HasSuffix(n, "__echo") {
+			return n
+		}
+	}
+	t.Fatalf("launch_mini_app: no echo tool in %v", tools)
+	return ""
+}
+
+// LaunchFile opens a workspace file through MCP (retrying while no room has said hello yet) and returns
+// its tools' exposed names.
+func LaunchFile(t testing.TB, cs *mcp.ClientSession, file string) []string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		text, refused, err := call(cs, "launch_mini_app", map[string]any{"ref": EchoFile})
+		text, refused, err := call(cs, "launch_mini_app", map[string]any{"ref": file})
 		if err == nil && !refused {
 			var a struct {
 				Tools []string `json:"tools"`
 			}
-			if json.Unmarshal([]byte(text), &a) == nil {
-				for _, n := range a.Tools {
-					if strings.HasSuffix(n, "__echo") {
-						return n
-					}
-				}
+			if json.Unmarshal([]byte(text), &a) != nil {
+				t.Fatalf("launch_mini_app %s: %s", file, text)
 			}
-			t.Fatalf("launch_mini_app: no echo tool in %s", text)
+			return a.Tools
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("launch_mini_app %s: %s (refused %v, %v)", EchoFile, text, refused, err)
+			t.Fatalf("launch_mini_app %s: %s (refused %v, %v)", file, text, refused, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

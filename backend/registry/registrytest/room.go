@@ -218,7 +218,7 @@ func (r *Room) answer(req registry.Request) {
 	}
 }
 
-// Scoreboard is the seed's example app: set_score adds points to a team and answers
+// Scoreboard is the design's example app: set_score adds points to a team and answers
 // {"ok":true,"currentScore":N} (in the app's own key order, which a decode and re-encode would sort); any
 // other tool a test adds to it answers {"ok":true}. Each Scoreboard keeps its own scores.
 func Scoreboard() App {

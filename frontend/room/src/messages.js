@@ -11,11 +11,13 @@ export const TYPES = {
   // room → bridge, on the room's port
   toBridge: ["call", "cancel", "reload", "ping"],
   // bridge → room, on the room's port
-  fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing"],
+  // (notice, download, clipboard, attention: what the room does for the app, docs/webmcp.md)
+  fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing", "notice", "download", "clipboard", "attention"],
   // bridge → app, on the app's port
-  toApp: ["call_tool", "cancel_call", "register_result", "ping"],
+  toApp: ["call_tool", "cancel_call", "register_result", "ping", "answer"],
   // app → bridge, on the app's port
-  fromApp: ["register_tool", "unregister_tool", "ready", "loaded", "unloading", "tool_result", "pong"],
+  fromApp: ["register_tool", "unregister_tool", "ready", "loaded", "unloading", "tool_result", "pong",
+    "notice", "download", "clipboard", "attention"],
   // Go → room, on the room's request channel (backend/registry: Op…)
   requestOps: ["call", "launch", "close", "cancel"],
 };
@@ -51,13 +53,22 @@ export function fromBridge(d) {
       return typeof d.id === "number" ? { type: "pong", id: d.id } : null;
     case "ready":
     case "tools":
-      return { ...d, tools: list(d.tools) };
+      return { ...d, tools: list(d.tools), refused: list(d.refused) }; // refused: the contract's verdicts
     case "unloaded":
       return { type: "unloaded" };
     case "verdict":
       return { type: "verdict", verdict: isObject(d.verdict) ? d.verdict : {} };
     case "closing": // the bridge closes an app that churns its tools (docs/sandbox.md)
       return { type: "closing", message: text(d.message) };
+    // The bridge has checked these: the bounds, the person's gesture, the call in flight (docs/webmcp.md).
+    case "notice":
+      return { type: "notice", kind: text(d.kind), text: text(d.text) };
+    case "download":
+      return d.blob instanceof Blob ? { type: "download", name: text(d.name), blob: d.blob } : null;
+    case "clipboard":
+      return { type: "clipboard", text: text(d.text) };
+    case "attention":
+      return { type: "attention", on: d.on === true };
   }
   return TYPES.fromBridge.includes(d.type) ? d : null;
 }

@@ -1,4 +1,4 @@
-// The room's MiniAppRegistry (seed 000, sections 2 and 3). It opens each mini-app in a bridge frame served
+// The room's MiniAppRegistry (docs/sandbox.md, "Origins and frames"). It opens each mini-app in a bridge frame served
 // by the asset server on a foreign origin, keeps a private MessagePort to each bridge, and is the one place
 // the room (Tool Console), the voice session, external callers through Go, and automation call tools:
 //
@@ -16,6 +16,8 @@
 import { call, on, roomId, isDesktop, requests } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
+import { appNotice, saveDownload, copyForApp, needsYou } from "./mediation.js";
+import { handOver } from "./keyboard.js";
 import { update, subscribe } from "./state.js";
 import { target } from "./subject.js";
 import { toBridge, fromBridge, isBridgeReady } from "./messages.js";
@@ -48,6 +50,7 @@ class MiniApp {
     Object.assign(this, { appId: info.appId, title: info.title, slug: info.slug, launchId: info.launchId,
       bridgeURL: info.bridgeURL, bridgeOrigin: info.bridgeOrigin, source: info.source, request });
     this.tools = [];
+    this.refused = []; // verdicts of the tools the bridge or Go refused (shown greyed in the Tool Console)
     this.ready = false;
     this.port = null;
     this.pending = new Map();
@@ -103,39 +106,67 @@ class MiniApp {
         return;
       }
       case "closing": notify(`${this.title} was closed: ${d.message}`, "error"); close(this.appId); return;
-      case "ready": this.tools = d.tools; this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
-      case "tools": this.tools = d.tools; if (this.ready) this.mirror(false); return;
+      case "ready": this.setTools(d); this.ready = true; this.loads++; track({ op: "ready", appId: this.appId }); this.mirror(true); return;
+      case "tools": this.setTools(d); if (this.ready) this.mirror(false); return;
       case "unloaded": this.unloaded(); return;
-      case "verdict": {
-        const v = d.verdict;
-        logActivity(this.title, `register ${v.name || "(unnamed)"}`, undefined, `${v.refused}: ${v.message}`, true);
-        return;
-      }
+      case "verdict": logRefusal(this.title, d.verdict); return;
+      case "notice": appNotice(this, d.kind, d.text); return;
+      case "download": saveDownload(this, d.name, d.blob); return;
+      case "clipboard": copyForApp(this, d.text); return;
+      case "attention": needsYou(this, d.on === true); return;
     }
+  }
+
+  setTools(d) {
+    this.tools = Array.isArray(d.tools) ? d.tools : [];
+    this.refused = Array.isArray(d.refused) ? d.refused : [];
   }
 
   // mirror tells Go this app's tools, then settles whoever waits for the app to be ready.
   async mirror(first) {
-    this.win.setStatus(`${this.tools.length} tool${this.tools.length === 1 ? "" : "s"}`);
+    this.showCounts();
     changed();
     try {
       const verdicts = await call("RegistryService.Register", roomId, this.appId, this.title, this.slug || "", this.tools);
-      for (const v of verdicts || []) {
-        if (!v.ok) logActivity("Go", `register ${v.name}`, this.appId, `${v.refused}: ${v.message}`, true);
+      const goRefused = (verdicts || []).filter((v) => !v.ok);
+      for (const v of goRefused) logRefusal(`${this.title} (Go)`, v);
+      if (goRefused.length) { // the twins agree, so this is rare; the tools Go refused are not callable
+        const names = new Set(goRefused.map((v) => v.name));
+        this.tools = this.tools.filter((t) => !names.has(t.name));
+        this.refused = this.refused.concat(goRefused);
+        this.showCounts();
+        changed();
       }
     } catch (err) {
       notify(`Voice and external callers cannot see ${this.title}'s tools: ${err.message}`, "error");
     }
     if (first && !this.closed) {
       logActivity(this.title, "ready", this.tools.map((t) => t.name).join(", ") || "(no tools)");
+      if (this.loads === 1 && this.byPerson) this.giveFocus();
       const w = this.waiters; this.waiters = [];
       for (const x of w) x.resolve(this.summary());
     }
   }
 
+  // showCounts puts "2 tools · 2 refused" in the pop-over's title bar.
+  showCounts() {
+    const n = this.tools.length, r = this.refused.length;
+    this.win.setStatus(`${n} tool${n === 1 ? "" : "s"}${r ? ` · ${r} refused` : ""}`);
+  }
+
+  // giveFocus hands the keyboard to an app the person launched (keyboard.js owns who has it; a launch by
+  // voice or MCP never takes the person's keys), unless they are typing in the room right now. The app's
+  // page then focuses what it wanted (autofocus, or a focus() it called before it had the keyboard).
+  giveFocus() {
+    const a = document.activeElement;
+    if (a && (a.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName))) return;
+    if (this.win) handOver(this.win.el);
+  }
+
   unloaded() {
     const had = this.ready;
     this.tools = [];
+    this.refused = [];
     this.ready = false;
     if (this.win) this.win.setStatus("reloading…");
     if (had) {
@@ -285,6 +316,7 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
     throw new LaunchError("mini-apps-disabled", guardMessage());
   }
   const app = new MiniApp(info, req);
+  app.byPerson = by === "person"; // only a launch the person made hands the app the keyboard (giveFocus)
   apps.set(app.appId, app);
   track({ op: "launch", appId: app.appId, title: app.title, request: target(subjectOf(app)).open, by });
   app.open();
@@ -364,11 +396,16 @@ export function tools() {
 
 export function openApps() {
   return [...apps.values()].map((a) => ({ appId: a.appId, title: a.title, slug: a.slug, source: a.source, document: a.request.document,
-    ready: a.ready, loads: a.loads, tools: a.tools.slice() }));
+    ready: a.ready, loads: a.loads, tools: a.tools.slice(), refused: a.refused.slice() }));
+}
+
+// logRefusal writes a refused registration to the activity log as a sentence a person can read.
+function logRefusal(who, v) {
+  v = v || {};
+  logActivity(who, `refused tool ${v.name || "(unnamed)"}`, undefined, `${v.refused}${v.path ? ` at ${v.path}` : ""}: ${v.message}`, true);
 }
 
 export const functionDeclarations = (provider) => call("RegistryService.FunctionDeclarations", provider);
-
 
 // What Go asks of this room (voice, MCP, the Tool Console): run it through the same registry and answer.
 // Go times these requests and cancels a call or a launch it gave up on ("cancel", no answer): the call's

@@ -126,16 +126,21 @@ async function main() {
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
   on("notice", (n) => notify(n.message, n.level || "info"));
 
+  // Everything the room boots with is asked for at once, so a file opened on the command line starts
+  // opening as soon as its document and the registry's configuration are in (docs/performance.md).
+  const configured = call("RoomService.Config");
+  const listed = Promise.all([refresh(), refreshRecent()]);
+  const opened = isDesktop() ? refreshOpened() : null;
   try {
-    applyConfig(await call("RoomService.Config"));
+    applyConfig(await configured);
   } catch (err) {
     notify(`Could not read the room's configuration: ${err.message}`, "error");
   }
-  await Promise.all([refresh(), refreshRecent()]);
-  if (isDesktop()) {
-    await refreshOpened();
+  if (opened) {
+    await opened;
     openDocuments(get().opened, "boot");
   }
+  await listed;
   document.body.dataset.ready = "true";
 }
 

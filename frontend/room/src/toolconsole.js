@@ -4,6 +4,7 @@
 // so the room is useful with no model at all. A running call shows how long it has run and can be
 // cancelled: Go refuses it `cancelled` and the app's execute is aborted. A result can be copied, and the
 // recent calls can be run again. Outcomes show beside the form and in the activity log.
+// Tools the contract refused are listed too, greyed out, with the code and the reason.
 import { call } from "./transport.js";
 import { el, notify, logActivity } from "./ui.js";
 import { get, subscribe } from "./state.js";
@@ -119,7 +120,15 @@ function section(a) {
       const card = toolCard(a, t);
       if (open.has(t.name)) card.open = true;
       return card;
-    }) : el("p", { class: "empty" }, a.ready ? "This app registered no tools." : "Loading…"));
+    }) : el("p", { class: "empty" }, !a.ready ? "Loading…" : a.refused.length ? "No tool was accepted." : "This app registered no tools."),
+    a.refused.map((v) => refusedCard(a, v)));
+}
+
+// refusedCard shows a tool the contract refused: not callable, greyed, with why.
+function refusedCard(app, v) {
+  return el("div", { class: "tc-tool tc-refused", "aria-disabled": "true", dataset: { appId: app.appId, tool: v.name || "", refused: v.refused || "" } },
+    el("code", {}, v.name || "(unnamed)"), " ", el("span", { class: "tc-code" }, v.refused || "refused"),
+    el("span", { class: "tc-desc" }, `${v.path ? `at ${v.path}: ` : ""}${v.message || ""}`));
 }
 
 function render() {
@@ -134,7 +143,7 @@ function render() {
     return;
   }
   const nodes = apps.map((a) => {
-    const key = JSON.stringify([a.ready, a.tools]);
+    const key = JSON.stringify([a.ready, a.tools, a.refused]);
     let s = sections.get(a.appId);
     if (!s || s.key !== key) {
       s = { key, node: section(a) };

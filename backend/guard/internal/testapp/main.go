@@ -8,7 +8,12 @@
 // Environment:
 //
 //	GUARDLAB_OUT        output file (required)
-//	GUARDLAB_SCENARIO   leak | watchdog | perm | nav | navblank | lookups
+//	GUARDLAB_SCENARIO   leak | watchdog | stopped | perm | nav | navblank | lookups
+//	GUARDLAB_HANG_AFTER, GUARDLAB_HANG_CPU: guard.Options' HangAfter and HangCPU (durations)
+//	GUARDLAB_CPU_WAIT_COUNTS=1  guard.Options' CPUWaitCounts
+//	GUARDLAB_STOP       stopped: how long the web process is stopped (default 3s)
+//	GUARDLAB_STARVE=1   stopped: starve the web process instead (procs.Starve)
+//	GUARDLAB_STOP_ONLY=1  stopped: quit once the web process runs again
 //	GUARDLAB_LABEL      lookups: the DNS label the frames use (VOICEBOX_RESOLVE_LOG records lookups)
 //	GUARDLAB_DEADLINE   self-quit after this duration (default 25s)
 //	VOICEBOX_UNSAFE_NO_GUARD=1, VOICEBOX_MOCK_CAPTURE=1: see package guard
@@ -27,9 +32,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/voicebox/voicebox/backend/guard"
+	"github.com/voicebox/voicebox/backend/guard/internal/procs"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -140,9 +147,13 @@ func main() {
 	app := &App{port: ln.Addr().(*net.TCPAddr).Port, scenario: scenario}
 	go serveFrames(ln)
 
+	envDur := func(name string) time.Duration { d, _ := time.ParseDuration(os.Getenv(name)); return d }
 	gerr := guard.Install(guard.Options{
-		RoomOrigin: "wails://wails",
-		Disabled:   os.Getenv(guard.UnsafeNoGuardEnv) == "1",
+		HangAfter:     envDur("GUARDLAB_HANG_AFTER"),
+		HangCPU:       envDur("GUARDLAB_HANG_CPU"),
+		CPUWaitCounts: os.Getenv("GUARDLAB_CPU_WAIT_COUNTS") == "1",
+		RoomOrigin:    "wails://wails",
+		Disabled:      os.Getenv(guard.UnsafeNoGuardEnv) == "1",
 		ConfirmExternal: func(url string) bool {
 			record("confirm", url)
 			return !strings.Contains(url, "deny")
@@ -213,6 +224,8 @@ func drive(scenario string, deadline time.Duration) {
 			time.Sleep(300 * time.Millisecond)
 		}
 		quit("watchdog-done")
+	case "stopped":
+		stopped()
 	case "perm":
 		wait("frame:bridge-allow:gum-audio", 1, deadline)
 		wait("frame:bridge-allow-pp:gum-audio", 1, 3*time.Second)
@@ -266,6 +279,51 @@ func drive(scenario string, deadline time.Duration) {
 		time.Sleep(2 * time.Second)
 		quit("no-scenario")
 	}
+}
+
+// stopped stops the room's web process (SIGSTOP) for GUARDLAB_STOP: it misses pings and runs nothing
+// meanwhile, nor waits for a CPU. With GUARDLAB_STARVE=1 it starves it instead, as a loaded machine does:
+// runnable, it waits for a CPU. Then the room is asked to answer, and to open a frame that spins.
+func stopped() {
+	if !wait("room:ready", 1, 20*time.Second) {
+		quit("stopped-no-room")
+		return
+	}
+	pids := procs.Children(os.Getpid(), "WebKitWebProces")
+	if len(pids) != 1 {
+		record("stopped-web-processes", fmt.Sprint(pids))
+		quit("stopped-no-web-process")
+		return
+	}
+	d, err := time.ParseDuration(os.Getenv("GUARDLAB_STOP"))
+	if err != nil {
+		d = 3 * time.Second
+	}
+	if os.Getenv("GUARDLAB_STARVE") == "1" {
+		if err := procs.Starve(pids[0], d, func() { record("stopped", d.String()) }); err != nil {
+			record("starve-failed", err.Error())
+			quit("stopped-starve-failed")
+			return
+		}
+	} else {
+		syscall.Kill(pids[0], syscall.SIGSTOP)
+		record("stopped", d.String())
+		time.Sleep(d)
+		syscall.Kill(pids[0], syscall.SIGCONT)
+	}
+	record("continued", "")
+	if os.Getenv("GUARDLAB_STOP_ONLY") == "1" {
+		time.Sleep(300 * time.Millisecond)
+		quit("stopped-done")
+		return
+	}
+	runtime.EventsEmit(ctx(), "room-ping")
+	wait("room:alive", 1, 10*time.Second)
+	runtime.EventsEmit(ctx(), "hang-now")
+	if wait("recovered", 1, 30*time.Second) {
+		wait("room:ready", 2, 10*time.Second)
+	}
+	quit("stopped-done")
 }
 
 var (

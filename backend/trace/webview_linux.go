@@ -1,0 +1,34 @@
+//go:build linux && cgo
+
+package trace
+
+/*
+#cgo pkg-config: webkit2gtk-4.1 gtk+-3.0
+void vbt_watch(void);
+*/
+import "C"
+
+import (
+	"math"
+	"time"
+)
+
+// WatchWebView marks, for the first WebKitWebView that gets a parent, when it is first shown
+// ("window-shown"), when the room's document commits ("room-committed"), when the room first paints
+// text or an image ("room-painted", the engine's first-contentful-paint) and when its load finishes
+// ("room-loaded"). Call it on the main goroutine before wails.Run; it does nothing unless Enabled.
+func WatchWebView() {
+	if on {
+		C.vbt_watch()
+	}
+}
+
+//export voiceboxTraceMark
+func voiceboxTraceMark(stage *C.char, epochMS C.double) {
+	t := time.Now()
+	if epochMS > 0 {
+		sec, frac := math.Modf(float64(epochMS) / 1000)
+		t = time.Unix(int64(sec), int64(frac*1e9))
+	}
+	MarkAt(C.GoString(stage), t)
+}
