@@ -32,6 +32,7 @@ function give(win, focus) {
   if (!w) return;
   owner = win;
   apply();
+  if (windowOf(document.activeElement) !== win) toRoom(); // the app that had the keyboard keeps no focus
   if (!focus) return;
   setTimeout(() => {
     if (owner !== win) return;
@@ -43,7 +44,18 @@ function give(win, focus) {
 function takeBack() {
   owner = null;
   apply();
-  if (isFrame(document.activeElement)) document.activeElement.blur(); // the focus returns to the room
+  toRoom();
+}
+
+// toRoom moves the focus out of an app's frame into the room. blur() on the frame is not always enough:
+// WebKitGTK can leave the focus in a frame the room focused through its window (give), and then neither
+// blur() nor the person's press on the room moves it (seen under load: no focus event in the room,
+// activeElement still the frame a moment later, so the app was closed as a thief). Focusing the room's own
+// window always moves it.
+function toRoom() {
+  if (!isFrame(document.activeElement)) return;
+  document.activeElement.blur();
+  if (isFrame(document.activeElement)) window.focus();
 }
 
 // thief closes the app in win: its frame leaves the document now (see the top), then the pop-over's owner
