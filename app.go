@@ -119,7 +119,6 @@ func desktopBindings(h *host.Host, room *RoomService) []any { return append(h.Ro
 // native dialogs, and the watchdog's record and rule. Every other bound method must have one (bindings_test.go).
 var desktopOnly = map[string]bool{
 	"RoomService.OpenFolder": true, "RoomService.OpenFiles": true, "RoomService.Track": true, "RoomService.Recovery": true,
-	"RoomService.MayLaunch": true,
 	// a mini-app's download and copy: `voicebox serve` saves and copies in the browser (mediation.js)
 	"RoomService.SaveDownload": true, "RoomService.CopyText": true,
 	// the activity log's Save dialog (`voicebox serve` downloads it: activity.js); the layout tests' probe

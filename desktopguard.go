@@ -44,6 +44,7 @@ func (a *App) installGuard() error {
 			feed.CallDone(e.Room, e.AppID, e.ID)
 		}
 	})
+	a.host.SandboxService.SetLaunchRule(a.mayLaunch)
 	g.unsafe = os.Getenv(guard.UnsafeNoGuardEnv) == "1"
 	err := guard.Install(guard.Options{
 		RoomOrigin:      DesktopRoomOrigin,
@@ -162,10 +163,14 @@ func (a *App) recovering(reason string) {
 // Track is how the room tells the watchdog what it runs (launches, readiness, focus, tool calls, closes).
 func (r *RoomService) Track(ev recovery.Event) error { return r.app.guard.tracker.Track(ev) }
 
-// MayLaunch is what the room asks before it opens an app the person did not ask for (by: "model" or
-// "boot"): why it must stay closed, or "" (backend/recovery).
-func (r *RoomService) MayLaunch(appID, by string) (string, error) {
-	return r.app.guard.tracker.MayLaunch(appID, by), nil
+// mayLaunch is the desktop's launch rule (services.SandboxService.SetLaunchRule): for an app the person
+// did not ask for (by: "model" or "boot"), why it must stay closed, or "" (backend/recovery). The person's
+// launches and the watchdog's own plan are never refused.
+func (a *App) mayLaunch(appID, by string) string {
+	if by != recovery.ByModel && by != recovery.ByBoot {
+		return ""
+	}
+	return a.guard.tracker.MayLaunch(appID, by)
 }
 
 // Recovery is what the room asks at boot: after a restart, the apps to open again, the one that was

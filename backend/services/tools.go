@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"path"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,8 @@ type SandboxService struct {
 	sb    *sandbox.Server
 	store *store.Store
 	docs  *documents.Table
+	// mayLaunch is the launch rule (SetLaunchRule): why appID stays closed to by, or "".
+	mayLaunch func(appID, by string) string
 }
 
 // NewSandboxService launches from st and docs onto sb (nil sb: every launch is refused).
@@ -147,6 +150,9 @@ type LaunchRequest struct {
 	Document string `json:"document,omitempty"`
 	HTML     string `json:"html,omitempty"`
 	Name     string `json:"name,omitempty"`
+	// By says who asks ("person" when empty, "model", "watchdog", "boot"): the desktop's launch rule
+	// (SetLaunchRule) refuses some apps to some askers.
+	By string `json:"by,omitempty"`
 }
 
 // LaunchInfo is what the room needs to open the app's frames.
@@ -211,12 +217,29 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 	default:
 		return LaunchInfo{}, BadRequest(`give "ref", "document", or "html" (with an optional "name")`)
 	}
+	if s.mayLaunch != nil {
+		if why := s.mayLaunch(l.AppID, req.By); why != "" {
+			return LaunchInfo{}, &launchRefused{l.Title + " stays closed: " + why + "."}
+		}
+	}
 	l = s.sb.Add(l)
 	return LaunchInfo{
 		LaunchID: l.Token, AppID: l.AppID, Title: l.Title, Slug: l.Slug, Source: source,
 		BridgeURL: s.sb.BridgeURL(l), BridgeOrigin: l.Origin,
 	}, nil
 }
+
+// SetLaunchRule makes Prepare refuse an app when rule(appID, by) says why; the desktop sets the
+// watchdog's (backend/recovery), in the same call as the launch rather than a round trip of its own
+// (docs/performance.md). Set it before the room runs; `voicebox serve` has none.
+func (s *SandboxService) SetLaunchRule(rule func(appID, by string) string) { s.mayLaunch = rule }
+
+// launchRefused is Prepare's refusal under the launch rule: the sentence says why.
+type launchRefused struct{ msg string }
+
+func (e *launchRefused) Error() string     { return e.msg }
+func (e *launchRefused) ErrorCode() string { return registry.CodeLaunchFailed }
+func (e *launchRefused) HTTPStatus() int   { return http.StatusConflict }
 
 // Release revokes a launch token: the app was closed.
 func (s *SandboxService) Release(launchID string) error {

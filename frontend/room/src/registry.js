@@ -299,12 +299,13 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   req.room = roomId;
   let info;
   try {
-    info = await call("SandboxService.Prepare", req);
+    // by goes with the launch: the desktop's watchdog may refuse an app the person did not ask for
+    // (backend/recovery MayLaunch), in this same call.
+    info = await call("SandboxService.Prepare", { ...req, by });
   } catch (err) {
     throw new LaunchError(err.code || "launch-failed", err.message);
   }
   if (bound === undefined) bound = config.limits.launchTimeoutMs;
-  await mayLaunch(info, by);
   const existing = apps.get(info.appId);
   if (existing) {
     if (req.ref || (req.document && existing.request.document === req.document)) { // the same app or file: bring it up
@@ -339,16 +340,6 @@ function closeIf(app) {
   if (apps.get(app.appId) !== app) return false;
   close(app.appId);
   return true;
-}
-
-// mayLaunch refuses, in the desktop, an app the watchdog closed unless the person opens it, and a booting
-// room's reopening of a file an earlier room opened (backend/recovery MayLaunch).
-async function mayLaunch(info, by) {
-  if (!isDesktop() || by === "person" || by === "watchdog") return;
-  const why = await call("RoomService.MayLaunch", info.appId, by).catch(() => "");
-  if (!why) return;
-  call("SandboxService.Release", info.launchId).catch(() => {});
-  throw new LaunchError("launch-failed", `${info.title} stays closed: ${why}.`);
 }
 
 // subjectOf is an open app as subject.js takes it: what opens it again (after a restart, the watchdog's
