@@ -214,3 +214,37 @@ func TestFunctionDeclarationsUseTheExposedNames(t *testing.T) {
 		}
 	}
 }
+
+// The desktop's launch rule (the watchdog's MayLaunch) answers in the launch call itself: Prepare hands it
+// the app and who asks, and refuses with launch-failed and the rule's reason; without a rule, or when the
+// rule has nothing against it, the same request opens.
+func TestPrepareAppliesTheLaunchRule(t *testing.T) {
+	sb := sandbox.New(sandbox.Options{RoomOrigin: "http://127.0.0.1:1"}, "localhost:2")
+	s := NewSandboxService(sb, nil, nil)
+	req := LaunchRequest{HTML: "<title>Loop</title>", Name: "loop.html", By: "boot"}
+	if _, err := s.Prepare(req); err != nil {
+		t.Fatalf("no rule: %v", err)
+	}
+	var asked []string
+	s.SetLaunchRule(func(appID, by string) string {
+		asked = append(asked, appID+" "+by)
+		if by == "boot" {
+			return "it was open before"
+		}
+		return ""
+	})
+	_, err := s.Prepare(req)
+	if err == nil {
+		t.Fatal("the rule's refusal was ignored")
+	}
+	if _, body := Describe(err); body.Code != registry.CodeLaunchFailed || body.Message != "Loop stays closed: it was open before." {
+		t.Errorf("refusal %+v", body)
+	}
+	req.By = "person"
+	if _, err := s.Prepare(req); err != nil {
+		t.Errorf("the rule allowed it, Prepare refused: %v", err)
+	}
+	if want := []string{"local_loop boot", "local_loop person"}; fmt.Sprint(asked) != fmt.Sprint(want) {
+		t.Errorf("the rule was asked %q, want %q", asked, want)
+	}
+}
