@@ -48,3 +48,14 @@ test("every sentence is one or two sentences that end with a full stop, no code 
     assert.ok(!e.say.includes(code) || code === "unsupported", code);
   }
 });
+
+test("the room's clipboard fails with codes that have sentences, and the details keep what happened", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const src = await readFile(new URL("../room/src/clipboard.js", import.meta.url), "utf8");
+  const codes = [...src.matchAll(/failure\("([a-z-]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(codes.sort(), ["clipboard-unavailable", "nothing-to-copy"]);
+  for (const code of codes) assert.ok(TEXT[code], `no sentence for ${code}`);
+  const d = describe({ code: "clipboard-unavailable", message: "the clipboard is not available" }, { doing: "Not copied" });
+  assert.equal(d.line, "Not copied. " + TEXT["clipboard-unavailable"].say);
+  assert.ok(d.details.includes("the clipboard is not available"));
+});

@@ -1,9 +1,12 @@
 // copyText puts text on the clipboard: the async Clipboard API where the page may use it, else a selection
-// copy (WebKitGTK in the desktop). It rejects when neither works.
+// copy (WebKitGTK in the desktop). It rejects when neither works, with a code errortext.js words for the
+// person (nothing-to-copy, clipboard-unavailable).
 import { el } from "./ui.js";
 
+const failure = (code, message) => Object.assign(new Error(message), { code });
+
 export async function copyText(text) {
-  if (!text) throw new Error("nothing to copy yet");
+  if (!text) throw failure("nothing-to-copy", "nothing to copy yet");
   if (navigator.clipboard?.writeText) {
     try {
       await navigator.clipboard.writeText(text);
@@ -15,5 +18,5 @@ export async function copyText(text) {
   ta.select();
   const ok = document.execCommand("copy");
   ta.remove();
-  if (!ok) throw new Error("the clipboard is not available");
+  if (!ok) throw failure("clipboard-unavailable", "the clipboard is not available");
 }

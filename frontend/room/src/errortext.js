@@ -61,6 +61,9 @@ export const TEXT = {
   "method-not-allowed": { say: "Voicebox could not do that: the request was not valid." },
   "unsupported": { say: "This room cannot do that here." },
   "unreachable": { say: "Voicebox did not answer. Check that it is still running, then retry.", action: "retry" },
+  // The room's own clipboard (clipboard.js)
+  "nothing-to-copy": { say: "There is nothing to copy yet." },
+  "clipboard-unavailable": { say: "The clipboard did not take the text. Select it and copy it by hand." },
 };
 
 // codeOf is an error's code: Go's, else "unreachable" for a request that never got an answer (fetch's

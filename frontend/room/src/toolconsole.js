@@ -29,7 +29,7 @@ function toolCard(app, tool) {
   const status = el("span", { class: "tc-status", role: "status" });
   const submit = el("button", { type: "submit" }, "Call");
   const cancel = el("button", { type: "button", class: "tc-cancel", hidden: true }, "Cancel");
-  const copy = el("button", { type: "button", class: "tc-copy", hidden: true, onclick: () => copyText(out.textContent).then(() => notify("Result copied.", "ok"), (err) => notify(`Could not copy: ${err.message}`, "error")) }, "Copy");
+  const copy = el("button", { type: "button", class: "tc-copy", hidden: true, onclick: () => copyText(out.textContent).then(() => notify("Result copied.", "ok"), (err) => notifyError(err, { doing: "Not copied" })) }, "Copy");
   const formEl = el("form", { class: "tc-form", novalidate: true }, ...form.nodes,
     el("details", { class: "tc-json" }, el("summary", {}, "Arguments as JSON"), raw),
     el("div", { class: "tc-run" }, submit, cancel, status), out, copy);
