@@ -36,6 +36,10 @@ type pageSpec struct {
 	Tools []string `json:"tools"`
 	CDN   bool     `json:"cdn"`
 	What  string   `json:"what"`
+	// Source names where a third-party page comes from (repository, path, commit). Such pages are not in
+	// git (corpus/webmcp-demos/README.md says how to fetch them); when the folder is absent the page is
+	// left out of the run and the log says so.
+	Source string `json:"source"`
 }
 
 // snapshot is what the probe (probeScript) records in a page.
@@ -63,7 +67,7 @@ func TestCompat(t *testing.T) {
 		t.Skip("the compatibility harness opens browsers; skipped in -short mode")
 	}
 	full := os.Getenv("VOICEBOX_COMPAT") == "full"
-	pages := loadCorpus(t)
+	pages := presentPages(t, loadCorpus(t))
 	only := bounded
 	if full {
 		only = nil
@@ -103,6 +107,24 @@ func TestCompat(t *testing.T) {
 			}
 		}
 	}
+}
+
+// folder is the page's folder in the site: the corpus path with "/" made "-", since the workspace finds
+// folder apps one level down (docs/webmcp.md).
+func (p pageSpec) folder() string { return strings.ReplaceAll(p.Name, "/", "-") }
+
+// presentPages leaves out the third-party pages whose folder has not been fetched.
+func presentPages(t *testing.T, pages []pageSpec) []pageSpec {
+	t.Helper()
+	var out []pageSpec
+	for _, p := range pages {
+		if _, err := os.Stat(filepath.Join("corpus", p.Name, "index.html")); p.Source != "" && err != nil {
+			t.Logf("%s: not fetched (from %s), left out: see corpus/webmcp-demos/README.md", p.Name, p.Source)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 func loadCorpus(t *testing.T) []pageSpec {
@@ -160,8 +182,8 @@ func prepareSite(t *testing.T, pages []pageSpec) string {
 				i := strings.Index(strings.ToLower(s), "<!doctype html>") + len("<!doctype html>")
 				b = []byte(s[:i] + probeScript + s[i:])
 			}
-			rel, _ := filepath.Rel("corpus", path)
-			dst := filepath.Join(site, rel)
+			rel, _ := filepath.Rel(src, path)
+			dst := filepath.Join(site, p.folder(), rel)
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err
 			}
@@ -257,7 +279,7 @@ func runEngine(t *testing.T, b browser, pages []pageSpec, plainURL, roomURL stri
 			r.skipped = why
 			continue
 		}
-		if err := b.open(plainURL + "/" + p.Name + "/index.html"); err != nil {
+		if err := b.open(plainURL + "/" + p.folder() + "/index.html"); err != nil {
 			t.Fatalf("%s: open %s: %v", b.name(), p.Name, err)
 		}
 		r.plain = waitSnapshot(func() (string, error) {
@@ -291,7 +313,7 @@ func runEngine(t *testing.T, b browser, pages []pageSpec, plainURL, roomURL stri
 			AppID string `json:"appId"`
 			Error string `json:"error"`
 		}
-		if err := b.eval(`try { return {appId: (await window.voicebox.launch(`+jsString(r.page.Name+"/index.html")+`)).appId}; } catch (e) { return {error: (e.code || "") + ": " + e.message}; }`, &l); err != nil || l.AppID == "" {
+		if err := b.eval(`try { return {appId: (await window.voicebox.launch(`+jsString(r.page.folder()+"/index.html")+`)).appId}; } catch (e) { return {error: (e.code || "") + ": " + e.message}; }`, &l); err != nil || l.AppID == "" {
 			r.launch = fmt.Sprint(l.Error, err)
 			continue
 		}
