@@ -35,16 +35,19 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
-# Every layer: vet, the Go packages under -race, the JavaScript twins, the suites in tests/ that drive the
-# real binary (browsers, the desktop under Xvfb, the packages), and a fuzz run of each target bounded by
-# executions, never by time. The suites in tests/ run one at a time (-p 1), so two browsers or desktops never
-# share the two cores, and without -race: the binary they drive is the release build either way.
+# Every layer: vet, the Go packages under -race, the JavaScript twins, the suites that drive the real binary
+# or WebKit (browsers, the desktop under Xvfb, the guard's lab, the packages), and a fuzz run of each target
+# bounded by executions, never by time. Those suites run one at a time (-p 1), so two browsers or desktops
+# never share the two cores, and without -race: the binary they drive is the release build either way, and a
+# race build of Wails and WebKitGTK's cgo would cost minutes on a fresh machine. vet ran once, so the test
+# runs skip it (-vet=off).
+SERIAL := . ./backend/guard/... ./backend/instance ./tests/...
 test: deps-test build
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) -C scripts/package vet ./...
-	$(GO) -C scripts/package test ./...
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v '/tests/')
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -tags $(TAGS) -timeout 20m ./tests/...
+	$(GO) -C scripts/package test -vet=off ./...
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -vet=off -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v -e '/tests/' -e '/backend/guard' -e '/backend/instance' -e 'voicebox/voicebox$$')
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -vet=off -tags $(TAGS) -timeout 20m $(SERIAL)
 	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
 	$(MAKE) test-js
 	$(MAKE) fuzz FUZZTIME=$(GATE_FUZZ)
