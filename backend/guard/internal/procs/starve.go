@@ -3,6 +3,7 @@
 package procs
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"time"
@@ -43,13 +44,15 @@ func Starve(pid int, d time.Duration, starved func()) error {
 		}
 	}
 	const schedOther, schedIdle = 0, 5
+	// A thread that ended meanwhile (ESRCH) needs nothing: threads come and go, and the watchdog may have
+	// killed the whole process, which is what the control run expects.
 	set := func(aff *unix.CPUSet, policy uint32) error {
 		for _, tid := range Threads(pid) {
 			attr := unix.SchedAttr{Size: uint32(unsafe.Sizeof(unix.SchedAttr{})), Policy: policy}
-			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil {
+			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil && !errors.Is(err, unix.ESRCH) {
 				return fmt.Errorf("thread %d: policy %d: %w", tid, policy, err)
 			}
-			if err := unix.SchedSetaffinity(tid, aff); err != nil {
+			if err := unix.SchedSetaffinity(tid, aff); err != nil && !errors.Is(err, unix.ESRCH) {
 				return fmt.Errorf("thread %d: affinity: %w", tid, err)
 			}
 		}
