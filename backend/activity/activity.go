@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/voicebox/voicebox/backend/display"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/registry"
 )
@@ -149,11 +149,7 @@ func cut(s string) string {
 	if len(s) <= MaxText {
 		return s
 	}
-	s = s[:MaxText]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
+	return display.Cut(s, MaxText) + "…"
 }
 
 func summary(raw json.RawMessage, what string) json.RawMessage {

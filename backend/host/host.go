@@ -152,7 +152,7 @@ func (h *Host) Start(ctx context.Context) error {
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
 	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }
-	h.Recent.Follow(ctx, h.Registry, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
+	h.Recent.Follow(ctx, h.Exposed, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
 	changes, cancel := h.Store.Subscribe()
 	go func() {
 		defer cancel()

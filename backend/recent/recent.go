@@ -23,7 +23,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/atomicfile"
 	"github.com/voicebox/voicebox/backend/display"
-	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
@@ -169,11 +169,13 @@ func same(a, b []App) bool {
 	})
 }
 
-// Follow records every app that opens in reg, and each change of its tools, until ctx ends; known says
-// which app ids are the store's (an opened file or a dropped page has no id that lasts, so it is not
-// remembered). changed is called after each change of the list; logf hears of a write that failed.
-func (l *List) Follow(ctx context.Context, reg *registry.Registry, known func(appID string) bool, changed func(), logf func(string, ...any)) {
-	changes, cancel := reg.Subscribe()
+// Follow records every app that opens in the registry exp follows, and each change of its tools, until ctx
+// ends; known says which app ids are the store's (an opened file or a dropped page has no id that lasts, so
+// it is not remembered). changed is called after each change of the list; logf hears of a write that
+// failed. It hears of changes through exp's throttled notices, as voice and MCP do: an app that churns its
+// tools costs one look at the open apps per interval, not one per change.
+func (l *List) Follow(ctx context.Context, exp *exposed.Table, known func(appID string) bool, changed func(), logf func(string, ...any)) {
+	changes, cancel := exp.Changes()
 	go func() {
 		defer cancel()
 		open := map[string]bool{}
@@ -184,7 +186,7 @@ func (l *List) Follow(ctx context.Context, reg *registry.Registry, known func(ap
 			case <-changes:
 			}
 			now := map[string]bool{}
-			for _, a := range reg.Apps() {
+			for _, a := range exp.Snapshot().Apps {
 				if !known(a.AppID) {
 					continue
 				}

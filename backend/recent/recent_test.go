@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 )
@@ -120,7 +121,7 @@ func TestFollowRegistry(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changes := make(chan struct{}, 8)
-	l.Follow(ctx, reg, func(id string) bool { return strings.HasPrefix(id, "app_") }, func() { changes <- struct{}{} }, t.Logf)
+	l.Follow(ctx, exposed.New(reg), func(id string) bool { return strings.HasPrefix(id, "app_") }, func() { changes <- struct{}{} }, t.Logf)
 	room := registrytest.NewRoom(reg)
 	defer room.Stop()
 	board := registrytest.Scoreboard()
