@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"log"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
-	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
@@ -24,7 +22,6 @@ import (
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
-	"github.com/voicebox/voicebox/frontend"
 )
 
 // App is the desktop window's life: it starts the host, forwards the host's events to the room, and owns
@@ -32,7 +29,7 @@ import (
 type App struct {
 	ctx   context.Context
 	host  *host.Host
-	files []string // from the command line, opened once the window starts
+	files []string // from the command line, opened before the window starts
 	cwd   string
 	mcp   bool // --mcp: open the MCP door for this run whatever Settings says
 	guard desktopGuard
@@ -63,6 +60,15 @@ func runDesktop(cmd cli.Command) int {
 	if err := app.installGuard(); err != nil {
 		return fail(err)
 	}
+	// The files of the command line are open before the window asks for its document, which lists them
+	// (desktopboot.go).
+	if len(app.files) > 0 {
+		h.OpenFiles(app.cwd, app.files)
+	}
+	assets, err := roomAssetServer(h.BridgeOrigin(), app.roomBoot)
+	if err != nil {
+		return fail(err)
+	}
 	trace.WatchWebView()
 	err = wails.Run(&options.App{
 		Title:            "Voicebox",
@@ -70,7 +76,7 @@ func runDesktop(cmd cli.Command) int {
 		Height:           820,
 		MinWidth:         760,
 		MinHeight:        480,
-		AssetServer:      roomAssetServer(h.BridgeOrigin()),
+		AssetServer:      assets,
 		BackgroundColour: &options.RGBA{R: 15, G: 17, B: 21, A: 255},
 		Menu:             app.menu(),
 		OnStartup:        app.startup,
@@ -125,23 +131,6 @@ var desktopOnly = map[string]bool{
 	"RoomService.ExportActivity": true, "RoomService.LayoutReport": true,
 }
 
-// roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
-// a mini-app's HTML or any other document the room did not ship must never get the room's origin.
-func roomAssetServer(bridgeOrigin string) *assetserver.Options {
-	return &assetserver.Options{Assets: frontend.Room(), Middleware: roomCSP(bridgeOrigin)}
-}
-
-// roomCSP puts the room's Content-Security-Policy on what Wails serves, allowing frames from the sandbox only.
-func roomCSP(bridgeOrigin string) assetserver.Middleware {
-	policy := host.RoomCSP(bridgeOrigin)
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Security-Policy", policy)
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	a.setLiveContext(ctx)
@@ -177,9 +166,6 @@ func (a *App) startup(ctx context.Context) {
 	// Where the guard runs, it takes the drops itself (only from other applications: desktopguard.go);
 	// Wails' own drop reaches here when the guard is off or unsupported.
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { a.host.OpenFiles("", paths) })
-	if len(a.files) > 0 {
-		a.host.OpenFiles(a.cwd, a.files)
-	}
 }
 
 // deliverRequests is the desktop's half of the rooms' request channel (docs/sandbox.md, "Room ↔ Go"): each

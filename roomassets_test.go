@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +12,8 @@ import (
 
 	wailsassets "github.com/wailsapp/wails/v2/pkg/assetserver"
 
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/frontend"
 )
 
@@ -17,12 +21,15 @@ import (
 // a workspace page or an opened document (anything served there would get the room's origin and so the
 // window's IPC).
 func TestRoomAssetServerServesOnlyTheEmbeddedRoom(t *testing.T) {
-	opts := roomAssetServer("http://127.0.0.1:41234")
+	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return roomBoot{} })
+	if err != nil {
+		t.Fatal(err)
+	}
 	if opts.Handler != nil {
 		t.Fatal("the room's asset server has a Handler: files outside the embedded room could be served from wails://")
 	}
 	// Every embedded file is part of the room itself: markup, styles, scripts.
-	err := fs.WalkDir(frontend.Room(), ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(frontend.Room(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -76,5 +83,52 @@ func TestRoomAssetServerServesOnlyTheEmbeddedRoom(t *testing.T) {
 	}
 	if rec := get(http.MethodPost, "/index.html"); rec.Code == http.StatusOK {
 		t.Errorf("POST: %d", rec.Code)
+	}
+}
+
+// The room's document carries its boot data (desktopboot.go) inside its boot element, as JSON that no file
+// name can break out of: a name that closes the element stays text in it.
+func TestRoomDocumentCarriesItsBootData(t *testing.T) {
+	hostile := `a</script><script>alert(1)</script><!--.html`
+	boot := roomBoot{Config: services.NewRoomConfig("desktop", "/w", "http://127.0.0.1:41234"),
+		Opened: []documents.Doc{{ID: "d1", Name: hostile, Path: "/w/" + hostile}}}
+	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return boot })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := wailsassets.NewAssetHandler(*opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", "/index.html"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://wails.localhost"+p, nil))
+		page := rec.Body.String()
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "frame-src http://127.0.0.1:41234") {
+			t.Fatalf("GET %s: %d, CSP %q", p, rec.Code, rec.Header().Get("Content-Security-Policy"))
+		}
+		open := `<script id="voicebox-boot" type="application/json">`
+		_, rest, ok := strings.Cut(page, open)
+		if !ok {
+			t.Fatalf("GET %s: no boot element in\n%s", p, page)
+		}
+		data, _, _ := strings.Cut(rest, "</script>")
+		var got roomBoot
+		if err := json.Unmarshal([]byte(data), &got); err != nil {
+			t.Fatalf("GET %s: the boot element holds %q: %v", p, data, err)
+		}
+		if len(got.Opened) != 1 || got.Opened[0].Name != hostile || got.Config.Workspace != "/w" || got.Config.Limits != boot.Config.Limits {
+			t.Errorf("GET %s: boot data %+v, want %+v", p, got, boot)
+		}
+	}
+	// Control: the same data without encoding/json's HTML escaping ends the element inside the name.
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(boot); err != nil {
+		t.Fatal(err)
+	}
+	if cut, _, _ := strings.Cut(raw.String(), "</script>"); json.Valid([]byte(cut)) {
+		t.Fatal("the control: the hostile name did not end the element")
 	}
 }

@@ -2,7 +2,8 @@
 // the windows, the toasts and the controls a person must reach, and for every ✕ and stage control what is
 // on top at its centre. The tests judge; this only measures. In a browser the tests import it; the desktop,
 // whose DOM a test cannot read, reports it to Go (RoomService.LayoutReport, to the file named by
-// VOICEBOX_LAYOUT_PROBE) each time the layout settles, only when its configuration asks for it.
+// VOICEBOX_LAYOUT_PROBE) each time the layout settles, only when its configuration asks for it: the room
+// loads this module only then.
 import { call } from "./transport.js";
 
 const box = (r) => ({ x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height) });
@@ -71,13 +72,12 @@ export function measure() {
   };
 }
 
-// reportWhenSettled sends a report after the layout has been still for a moment, again after each change.
-function reportWhenSettled() {
+// reportWhenSettled sends a report after the layout has been still for a moment, again after each change
+// (room.js starts it when the room's configuration asks for it).
+export function reportWhenSettled() {
   let timer = 0;
   const later = () => { clearTimeout(timer); timer = setTimeout(() => call("RoomService.LayoutReport", measure()).catch(() => {}), 400); };
   new ResizeObserver(later).observe(document.body);
   new MutationObserver(later).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["hidden", "style", "class", "open"] });
   later();
 }
-
-call("RoomService.Config").then((c) => { if (c && c.layoutProbe) reportWhenSettled(); }, () => {});

@@ -22,6 +22,8 @@ import { handOver } from "./keyboard.js";
 import { update, subscribe } from "./state.js";
 import { target } from "./subject.js";
 import { toBridge, fromBridge, isBridgeReady } from "./messages.js";
+import { roomConfig } from "./config.js";
+import { preparedLaunch } from "./boot.js";
 
 // A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
 // settles a call whose bridge froze.
@@ -29,7 +31,7 @@ const BACKSTOP_MARGIN_MS = 500;
 
 const apps = new Map(); // appId → MiniApp
 let config = null;
-const configReady = call("RoomService.Config").then((c) => { config = c; return c; }, () => null);
+const configReady = roomConfig.then((c) => { config = c; return c; }, () => null);
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
 // knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.
@@ -301,7 +303,7 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   try {
     // by goes with the launch: the desktop's watchdog may refuse an app the person did not ask for
     // (backend/recovery MayLaunch), in this same call.
-    info = await call("SandboxService.Prepare", { ...req, by });
+    info = preparedLaunch(req, by) || await call("SandboxService.Prepare", { ...req, by });
   } catch (err) {
     throw new LaunchError(err.code || "launch-failed", err.message);
   }

@@ -4,6 +4,8 @@
 import { call, on, isDesktop } from "./transport.js";
 import { notify, notifyError } from "./ui.js";
 import { get, update } from "./state.js";
+import { roomConfig } from "./config.js";
+import { boot } from "./boot.js";
 import { openAll, recoverAtBoot } from "./opener.js";
 import { viewDoc, viewLocal, closeViewer, savePage } from "./viewer.js";
 import "./tray.js";
@@ -34,6 +36,13 @@ async function refreshOpened() {
   } catch (err) {
     notifyError(err, { doing: "Could not read the opened files" });
   }
+}
+
+// readOpened puts the opened-files list in the room's state: as the page came with it (boot.js), else
+// from Go.
+async function readOpened() {
+  if (boot) update({ opened: boot.opened || [] });
+  else await refreshOpened();
 }
 
 // openDocuments opens files the person opened in the desktop (the command line, a second launch's
@@ -117,19 +126,16 @@ async function main() {
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
   on("notice", (n) => (n.code ? notifyError({ code: n.code, message: n.message }, { provider: n.provider }) : notify(n.message, n.level || "info")));
 
-  // Everything the room boots with is asked for at once, so a file opened on the command line starts
-  // opening as soon as its document and the registry's configuration are in (docs/performance.md).
-  const configured = call("RoomService.Config");
+  // Everything the room boots with is asked for at once, or came with the page (boot.js), so a file
+  // opened on the command line starts opening as soon as the room runs (docs/performance.md).
   const listed = Promise.all([refresh(), refreshRecent()]);
-  const opened = isDesktop() ? refreshOpened() : null;
+  if (isDesktop()) readOpened().then(() => openDocuments(get().opened, "boot"));
   try {
-    applyConfig(await configured);
+    const cfg = await roomConfig;
+    applyConfig(cfg);
+    if (cfg.layoutProbe) import("./layoutprobe.js").then((m) => m.reportWhenSettled()); // the layout tests' (desktoproom.go)
   } catch (err) {
     notifyError(err, { doing: "Could not read the room's configuration" });
-  }
-  if (opened) {
-    await opened;
-    openDocuments(get().opened, "boot");
   }
   await listed;
   document.body.dataset.ready = "true";

@@ -8,6 +8,8 @@
 // (a tool call, a launch, a close) arrives in order and nothing is dropped; handle's answer goes back with
 // the request's id.
 
+import { boot } from "./boot.js";
+
 export class RoomError extends Error {
   constructor(body) {
     const b = body && typeof body === "object" ? body : { error: "internal-error", message: String(body) };
@@ -50,8 +52,9 @@ async function viaHTTP(name, args) {
 }
 
 // roomId names this page load of the room to Go: requests Go sends carry the id of the room that must
-// answer, and in `voicebox serve` this page's request channel says hello and, when it ends, goodbye.
-export const roomId = (() => {
+// answer, and in `voicebox serve` this page's request channel says hello and, when it ends, goodbye. The
+// desktop names the page in its boot data (boot.js), with launches made for that name.
+export const roomId = boot?.roomId || (() => {
   const b = new Uint8Array(16);
   crypto.getRandomValues(b);
   return "room-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/frontend"
+)
+
+// roomBoot is what the desktop's room boots with, written into its document so that its first launch waits
+// for no call to Go: during the room's boot each room→Go call costs 60–90 ms, its answer waiting for the GTK
+// thread to idle (docs/performance.md, "Where the cold start goes"). room/src/boot.js reads it; where it is
+// empty (`voicebox serve`) the room asks RoomService.Config, DocumentService.List and SandboxService.Prepare.
+type roomBoot struct {
+	// RoomID names the page (transport.js roomId): Go chooses it here so that the launches below are
+	// the page's own, revoked when it goes (RegistryService.Goodbye).
+	RoomID string              `json:"roomId,omitempty"`
+	Config services.RoomConfig `json:"config"`
+	Opened []documents.Doc     `json:"opened"`
+	// Launches are the opened files' launches, prepared as the room's own Prepare with by "boot" would
+	// (the watchdog's rule included), by document id; a file the rule refuses has none, and the room's
+	// own Prepare says why.
+	Launches map[string]services.LaunchInfo `json:"launches,omitempty"`
+}
+
+// bootElement is the empty element in the room's index.html that the boot data fills.
+const bootElement = `<script id="voicebox-boot" type="application/json"></script>`
+
+// fillBoot returns the room's document with boot written into its boot element. encoding/json escapes
+// <, > and &, so no value can end the element or start markup.
+func fillBoot(index []byte, boot roomBoot) ([]byte, error) {
+	data, err := json.Marshal(boot)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(index, []byte(bootElement))
+	if at < 0 {
+		return nil, errors.New("the room's index.html has no " + bootElement)
+	}
+	open := len(bootElement) - len("</script>")
+	return bytes.Join([][]byte{index[:at+open], data, index[at+open:]}, nil), nil
+}
+
+// roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
+// a mini-app's HTML or any other document the room did not ship must never get the room's origin. The
+// room's document carries boot(), read when the page is asked for (a reload reads it again).
+func roomAssetServer(bridgeOrigin string, boot func() roomBoot) (*assetserver.Options, error) {
+	index, err := fs.ReadFile(frontend.Room(), "index.html")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fillBoot(index, roomBoot{}); err != nil {
+		return nil, err
+	}
+	policy := host.RoomCSP(bridgeOrigin)
+	middleware := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// the room's Content-Security-Policy on everything: frames from the sandbox only
+			w.Header().Set("Content-Security-Policy", policy)
+			if r.Method != http.MethodGet || (r.URL.Path != "/" && r.URL.Path != "/index.html") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			page, err := fillBoot(index, boot())
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Write(page)
+		})
+	}
+	return &assetserver.Options{Assets: frontend.Room(), Middleware: middleware}, nil
+}
+
+// roomBoot is the boot data of a room page being served now. Its launches are prepared only where the
+// room may make mini-app frames.
+func (a *App) roomBoot() roomBoot {
+	b := roomBoot{RoomID: newRoomID(), Config: a.roomConfig(), Opened: a.host.Documents.List()}
+	if !b.Config.Guard {
+		return b
+	}
+	for _, d := range b.Opened {
+		info, err := a.host.SandboxService.Prepare(services.LaunchRequest{Room: b.RoomID, Document: d.ID, By: "boot"})
+		if err != nil {
+			continue
+		}
+		if b.Launches == nil {
+			b.Launches = map[string]services.LaunchInfo{}
+		}
+		b.Launches[d.ID] = info
+	}
+	return b
+}
+
+// newRoomID is a page's id as transport.js makes one: "room-" and 128 random bits in hex.
+func newRoomID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return "room-" + hex.EncodeToString(b[:])
+}
