@@ -30,7 +30,9 @@ export async function launchFromRoom(subject, by = "person", opened) {
 // cascade follows the order), without waiting for the apps to be ready. It resolves false, opening
 // nothing, when this room may not open mini-apps; else once every app is ready or failed.
 export async function openAll(subjects, by = "person") {
-  if (!(await mayOpenApps())) return false;
+  let may = mayOpenApps();
+  if (may instanceof Promise) may = await may; // no await when it is known: see registry.js launch()
+  if (!may) return false;
   const launches = [];
   for (const s of subjects) {
     await new Promise((opened) => { launches.push(launchFromRoom(s, by, opened).finally(opened)); });

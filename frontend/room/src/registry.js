@@ -23,14 +23,14 @@ import { update, subscribe } from "./state.js";
 import { target } from "./subject.js";
 import { toBridge, fromBridge, isBridgeReady } from "./messages.js";
 import { roomConfig } from "./config.js";
-import { preparedLaunch } from "./boot.js";
+import { boot, preparedLaunch } from "./boot.js";
 
 // A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
 // settles a call whose bridge froze.
 const BACKSTOP_MARGIN_MS = 500;
 
 const apps = new Map(); // appId → MiniApp
-let config = null;
+let config = boot ? boot.config : null; // known at once when the page brought it (boot.js)
 const configReady = roomConfig.then((c) => { config = c; return c; }, () => null);
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
@@ -295,7 +295,9 @@ function guardMessage() {
 // opens it): "person" (the default: the room's buttons, files the person opened, automation), "model" (Go's
 // callers), "watchdog" (its plan), "boot" (a room that boots opens the files of its opened-files list).
 export async function launch(what, { bound, onOpen, by = "person" } = {}) {
-  await configReady;
+  // No await before the frame when the configuration and the launch came with the page: a booting room's
+  // microtasks can wait 100 ms behind the rest of its boot (docs/performance.md).
+  if (!config) await configReady;
   if (guardProblem()) throw new LaunchError("mini-apps-disabled", guardMessage());
   const req = typeof what === "string" ? { ref: what } : { ...(what || {}) };
   req.room = roomId;
@@ -354,10 +356,11 @@ export function openSubject(appId) {
   return app && !app.closed ? subjectOf(app) : null;
 }
 
-// mayOpenApps resolves whether this room may create mini-app frames (guardProblem: fail closed).
-export async function mayOpenApps() {
-  await configReady;
-  return Boolean(config) && !guardProblem();
+// mayOpenApps says whether this room may create mini-app frames (guardProblem: fail closed): at once when
+// the configuration is known, else a promise of it.
+export function mayOpenApps() {
+  if (config) return !guardProblem();
+  return configReady.then(() => Boolean(config) && !guardProblem());
 }
 
 function unknownTool(appId, name) {

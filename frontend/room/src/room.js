@@ -38,11 +38,12 @@ async function refreshOpened() {
   }
 }
 
-// readOpened puts the opened-files list in the room's state: as the page came with it (boot.js), else
-// from Go.
-async function readOpened() {
-  if (boot) update({ opened: boot.opened || [] });
-  else await refreshOpened();
+// openAtBoot opens the files the person opened before this room ran: with the page's list (boot.js) at
+// once, its first frame made before the room's other modules run; else once Go said which.
+function openAtBoot() {
+  if (!boot) return refreshOpened().then(() => openDocuments(get().opened, "boot"));
+  update({ opened: boot.opened || [] });
+  openDocuments(get().opened, "boot");
 }
 
 // openDocuments opens files the person opened in the desktop (the command line, a second launch's
@@ -129,7 +130,7 @@ async function main() {
   // Everything the room boots with is asked for at once, or came with the page (boot.js), so a file
   // opened on the command line starts opening as soon as the room runs (docs/performance.md).
   const listed = Promise.all([refresh(), refreshRecent()]);
-  if (isDesktop()) readOpened().then(() => openDocuments(get().opened, "boot"));
+  if (isDesktop()) openAtBoot();
   try {
     const cfg = await roomConfig;
     applyConfig(cfg);
