@@ -428,8 +428,10 @@ func benchStart(t *testing.T, bins []benchBin) {
 		}
 	}
 	floor, floorPSS := median(engine), medianInt(enginePSS)
-	t.Logf("engine (MiniBrowser, same file, script pings a loopback listener): cold start %s (median %s); PSS with the page %s (median; last run: %s)",
-		list(engine, secs), secs(floor), mb(floorPSS), byName(engineBy))
+	t.Logf("engine (MiniBrowser, same file, script pings a loopback listener): cold start %s (median %s)", list(engine, secs), secs(floor))
+	if !startOnly {
+		t.Logf("engine: PSS with the page %s (median; last run: %s)", mb(floorPSS), byName(engineBy))
+	}
 	for i, b := range bins {
 		runs := ours[i]
 		var total []time.Duration
