@@ -15,17 +15,7 @@ import (
 // by name), except the desktop-only ones named in desktopOnly; and desktopOnly names only bound methods.
 // Binding a service in app.go without serving it (or the reverse) fails here.
 func TestEveryBoundMethodHasAnHTTPTwin(t *testing.T) {
-	t.Setenv(mcpserver.EnvAddr, "127.0.0.1:0")
-	root := t.TempDir()
-	p := config.Paths{Workspace: filepath.Join(root, "ws"), Data: filepath.Join(root, "data")}
-	if err := os.MkdirAll(p.Workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(p, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, _ := testHost(t)
 	bound, err := httpapi.Methods(desktopBindings(h, &RoomService{}))
 	if err != nil {
 		t.Fatal(err)
@@ -58,4 +48,22 @@ func TestEveryBoundMethodHasAnHTTPTwin(t *testing.T) {
 			t.Errorf("%s is served over HTTP but not bound in the desktop", n)
 		}
 	}
+}
+
+// testHost is the desktop's host on a new workspace and data folder (MCP on a free port), closed when the
+// test ends.
+func testHost(t *testing.T) (*host.Host, config.Paths) {
+	t.Helper()
+	t.Setenv(mcpserver.EnvAddr, "127.0.0.1:0")
+	root := t.TempDir()
+	p := config.Paths{Workspace: filepath.Join(root, "ws"), Data: filepath.Join(root, "data")}
+	if err := os.MkdirAll(p.Workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(p, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	return h, p
 }

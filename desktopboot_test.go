@@ -5,30 +5,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-
-	"github.com/voicebox/voicebox/backend/config"
-	"github.com/voicebox/voicebox/backend/host"
-	"github.com/voicebox/voicebox/backend/mcpserver"
 )
 
 // The room's boot data holds a launch for each opened file, made for the page's own id (so the page's
 // goodbye revokes it), only where mini-app frames may be made, and never one the launch rule refuses.
 func TestRoomBootPreparesTheOpenedFiles(t *testing.T) {
-	t.Setenv(mcpserver.EnvAddr, "127.0.0.1:0")
-	root := t.TempDir()
-	p := config.Paths{Workspace: filepath.Join(root, "ws"), Data: filepath.Join(root, "data")}
-	if err := os.MkdirAll(p.Workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	h, p := testHost(t)
 	page := filepath.Join(p.Workspace, "hello.html")
 	if err := os.WriteFile(page, []byte("<!doctype html><title>Hello</title>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.New(p, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
 	docs := h.OpenFiles("", []string{page})
 	if len(docs) != 1 {
 		t.Fatalf("opened %d files", len(docs))
