@@ -23,6 +23,7 @@ import (
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
+	"github.com/voicebox/voicebox/backend/trace/webview"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 	"github.com/voicebox/voicebox/frontend"
 )
@@ -63,7 +64,7 @@ func runDesktop(cmd cli.Command) int {
 	if err := app.installGuard(); err != nil {
 		return fail(err)
 	}
-	trace.WatchWebView()
+	webview.Watch()
 	err = wails.Run(&options.App{
 		Title:            "Voicebox",
 		Width:            1280,
