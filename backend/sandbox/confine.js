@@ -118,14 +118,23 @@
   }
 
   // becomeChild posts the frame's HTML to the asset server and points the frame at the stored document; a
-  // newer document for the same frame wins. A refusal reaches the app as an error (and the room, sdk.js).
+  // newer document for the same frame wins. A refusal ({refused: code} on the error) is an error event on
+  // the frame, and an error of the app's window (which the SDK reports to the room).
   var latest = new WeakMap(), wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set;
   var platformFetch = win.fetch, reportError = win.reportError, ErrorCtor = Error, encode = encodeURIComponent;
+  var dispatchEvent = EventTarget.prototype.dispatchEvent, ErrorEventCtor = ErrorEvent;
   function refusal(code, message) { var e = new ErrorCtor("child frame refused (" + code + "): " + message); e.refused = code; return e; }
+  // MAX_CHILD_BYTES is sandbox.MaxChildBytes (a Go test holds them equal): the server refuses past it too,
+  // but a browser may not read that answer while it still sends (WebKit: "Load failed").
+  var MAX_CHILD_BYTES = 2097152, Encoder = TextEncoder, encodeText = TextEncoder.prototype.encode;
+  var byteLength = getter(ArrayBuffer.prototype, "byteLength"), viewLength = getter(Object.getPrototypeOf(Uint8Array.prototype), "byteLength");
   function becomeChild(el, body) {
     var mine = {};
     call(wmSet, latest, [el, mine]);
     body.then(function (b) {
+      if (typeof b === "string") b = call(encodeText, new Encoder(), [b]);
+      var n = b instanceof ArrayBuffer ? call(byteLength, b) : call(viewLength, b);
+      if (n > MAX_CHILD_BYTES) throw refusal("child-frame-too-large", "a child frame's document may be at most " + MAX_CHILD_BYTES + " bytes, not " + n);
       return call(platformFetch, win, [childPath + "?base=" + encode(call(baseURI, doc)), { method: "POST", body: b, credentials: "omit" }]);
     }).then(function (res) {
       return res.json().catch(function () { return null; }).then(function (d) {
@@ -134,7 +143,9 @@
       });
     }).catch(function (e) {
       if (call(wmGet, latest, [el]) !== mine) return;
-      if (typeof reportError === "function") call(reportError, win, [e]); else throw e;
+      if (!e || !e.refused) e = refusal("child-frame-refused", "it could not be stored (" + e + ")");
+      call(dispatchEvent, el, [new ErrorEventCtor("error", { message: e.message, error: e })]); // the app's own frame hears it
+      if (typeof reportError === "function") call(reportError, win, [e]); else throw e; // and the room (sdk.js)
     });
   }
 
