@@ -127,7 +127,7 @@ func (s *Server) serveChild(w http.ResponseWriter, r *http.Request, at *site, to
 		return
 	}
 	extra := ""
-	if !containsFold(d.html, "<base") { // the page's own <base> goes first, as it would in a tab
+	if d.base != "" && !containsFold(d.html, "<base") { // the page's own <base> goes first, as it would in a tab
 		extra = `<base href="` + html.EscapeString(d.base) + `">`
 	}
 	s.appDocument(w, r, l, d.html, s.childTag(d.html)+extra, ChildCSP(l.Origin, s.roomOrigin, AppPath(l.Token), s.cdn()))
@@ -170,23 +170,24 @@ func (s *Server) storeChild(w http.ResponseWriter, r *http.Request, l Launch) {
 	}{ChildPath(l.Token) + strconv.FormatUint(id, 10)})
 }
 
-// childBase is the base URL of a child document: the URL its parent resolved relative URLs against (a
-// srcdoc document's, as in a tab), kept only when it lies in the launch's folder; else the folder.
+// childBase is the base URL of a child document: the URL its parent resolved relative URLs against, which
+// a srcdoc document inherits in a tab, kept only when it lies in the launch's folder; else none (a blob:
+// or data: document has none in a tab either: its relative URLs fail).
 func childBase(l Launch, base string) string {
 	folder := l.Origin + AppPath(l.Token)
 	u, err := url.Parse(base)
-	if err != nil || !u.IsAbs() || u.User != nil {
-		return folder
+	if base == "" || err != nil || !u.IsAbs() || u.User != nil {
+		return ""
 	}
 	u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = "", "", "", false
 	p := strings.ToLower(u.EscapedPath())
 	if strings.Contains(p, "/.") || strings.Contains(p, "%2e") || strings.Contains(p, "\\") {
-		return folder // no "..", in any spelling, nor a dotfile
+		return "" // no "..", in any spelling, nor a dotfile
 	}
 	if s := u.String(); strings.HasPrefix(s, folder) {
 		return s
 	}
-	return folder
+	return ""
 }
 
 func childAnswer(w http.ResponseWriter, status int, v any) {

@@ -72,15 +72,15 @@ func TestChildDocuments(t *testing.T) {
 			t.Errorf("%s: 200", what)
 		}
 	}
-	// Only the app's opaque origin stores; a base outside the folder (or with "..") becomes the folder.
+	// Only the app's opaque origin stores; a base outside the folder (or with ".."), or none, gives no <base>.
 	for _, origin := range []string{"", "http://evil.example", l.Origin} {
 		if status, _, _ := postChild(t, ts, l.Token, origin, "", "<p>x"); status != 404 {
 			t.Errorf("a store from origin %q: %d", origin, status)
 		}
 	}
-	for _, base := range []string{"http://evil.example/", folder + "../other/", folder + "%2e%2e/x", "javascript:alert(1)", l.Origin + "/bridge/" + l.Token} {
+	for _, base := range []string{"", "http://evil.example/", folder + "../other/", folder + "%2e%2e/x", "javascript:alert(1)", l.Origin + "/bridge/" + l.Token} {
 		_, _, out := postChild(t, ts, l.Token, "null", base, "<p>b")
-		if r := get(t, ts, "GET", out["url"], frame); !strings.Contains(r.body, `<base href="`+folder+`"><p>b`) {
+		if r := get(t, ts, "GET", out["url"], frame); !strings.Contains(r.body, `</script><p>b`) {
 			t.Errorf("base %q was kept: %.200s", base, r.body[strings.LastIndex(r.body, "</script>"):])
 		}
 	}

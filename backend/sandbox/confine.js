@@ -98,6 +98,8 @@
   function frame(el) {
     if (!childPath || call(localName, el) !== "iframe" || call(getRootNode, el) !== doc) return drop(el);
     var srcdoc = call(getAttribute, el, ["srcdoc"]), src = call(getAttribute, el, ["src"]);
+    var queued = call(wmGet, pending, [el]);
+    if (queued) { call(wmSet, pending, [el, null]); if (srcdoc === null && src === null) return fromURL(el, queued); }
     if (srcdoc === null && (src === null || src === "" || src === "about:blank")) return;
     var u = null;
     try { u = new URLCtor(src === null ? "about:srcdoc" : src, call(baseURI, doc)); } catch (e) { /* refused below */ }
@@ -109,13 +111,27 @@
     call(removeAttribute, el, ["srcdoc"]);
     call(removeAttribute, el, ["src"]);
     call(insertBefore, p, [el, next]);
-    if (srcdoc !== null) { call(wmSet, srcdocs, [el, srcdoc]); return becomeChild(el, Promise.resolve(srcdoc)); }
+    if (srcdoc !== null) { call(wmSet, srcdocs, [el, srcdoc]); return becomeChild(el, Promise.resolve(srcdoc), true); }
+    fromURL(el, u);
+  }
+  // fromURL makes a blob: or data: URL a child document (relative URLs do not resolve there, as in a tab).
+  function fromURL(el, u) {
     if (u.protocol === "data:") return becomeChild(el, dataHTML(u.href));
     var blob = call(mapGet, blobs, [u.href]);
     if (!blob) return becomeChild(el, Promise.reject(refusal("child-frame-refused", "the blob: URL was not made by this document")));
     if (!/^text\/html\s*(;|$)/i.test(blob.type)) return becomeChild(el, Promise.reject(refusal("child-frame-refused", "a child frame shows HTML only, not " + (blob.type || "a blob without a type"))));
     becomeChild(el, blob.arrayBuffer());
   }
+  // The src property takes a blob: or data: URL without starting a navigation that frame-src would refuse
+  // (and report): the frame becomes a child at once, or when it enters the document (pending).
+  var pending = new WeakMap(), srcDesc = getDesc(HTMLIFrameElement.prototype, "src");
+  defineProperty(HTMLIFrameElement.prototype, "src", { configurable: true, enumerable: true, get: srcDesc.get, set: function (v) {
+    var u = null;
+    try { u = new URLCtor(stringOf(v), call(baseURI, doc)); } catch (e) { /* the platform's setter decides */ }
+    if (!u || (u.protocol !== "blob:" && u.protocol !== "data:") || call(getAttribute, this, ["srcdoc"]) !== null) return call(srcDesc.set, this, [v]);
+    call(removeAttribute, this, ["src"]);
+    if (call(getRootNode, this) === doc) fromURL(this, u); else call(wmSet, pending, [this, u]);
+  } });
 
   // becomeChild posts the frame's HTML to the asset server and points the frame at the stored document; a
   // newer document for the same frame wins. A refusal ({refused: code} on the error) is an error event on
@@ -128,14 +144,15 @@
   // but a browser may not read that answer while it still sends (WebKit: "Load failed").
   var MAX_CHILD_BYTES = 2097152, Encoder = TextEncoder, encodeText = TextEncoder.prototype.encode;
   var byteLength = getter(ArrayBuffer.prototype, "byteLength"), viewLength = getter(Object.getPrototypeOf(Uint8Array.prototype), "byteLength");
-  function becomeChild(el, body) {
+  function becomeChild(el, body, inheritsBase) {
     var mine = {};
     call(wmSet, latest, [el, mine]);
+    var base = inheritsBase ? "?base=" + encode(call(baseURI, doc)) : "";
     body.then(function (b) {
       if (typeof b === "string") b = call(encodeText, new Encoder(), [b]);
       var n = b instanceof ArrayBuffer ? call(byteLength, b) : call(viewLength, b);
       if (n > MAX_CHILD_BYTES) throw refusal("child-frame-too-large", "a child frame's document may be at most " + MAX_CHILD_BYTES + " bytes, not " + n);
-      return call(platformFetch, win, [childPath + "?base=" + encode(call(baseURI, doc)), { method: "POST", body: b, credentials: "omit" }]);
+      return call(platformFetch, win, [childPath + base, { method: "POST", body: b, credentials: "omit" }]);
     }).then(function (res) {
       return res.json().catch(function () { return null; }).then(function (d) {
         if (!d || typeof d.url !== "string") throw refusal(d && d.refused || "child-frame-refused", d && d.message || "the server did not store it");

@@ -63,8 +63,8 @@ c.port1.postMessage({type: 'register_tool', seq: 1, tool: {name: 'child_port_too
 </script>`
 
 // caseChildFrames: child frames from srcdoc, blob: and data: show their documents and run their scripts
-// (confined: no RTCPeerConnection, proven against a listener in caseWebRTCEgress), relative URLs resolve in
-// the app's folder as they would for srcdoc, a new srcdoc replaces the old, a document over the bound is
+// (confined: no RTCPeerConnection, proven against a listener in caseWebRTCEgress), a srcdoc document's
+// relative URLs resolve against the app's page as in a tab, a new srcdoc replaces the old, a document over the bound is
 // refused child-frame-too-large with nothing shown, and a child cannot offer tools or pass for the app.
 func caseChildFrames(t *testing.T, p page) {
 	app := launch(t, p, map[string]any{"name": "preview.html", "html": previewApp})
@@ -84,8 +84,13 @@ func caseChildFrames(t *testing.T, p page) {
 		if r.Rtc != "undefined" {
 			t.Errorf("the %s preview has RTCPeerConnection: %q", k, r.Rtc)
 		}
-		if !strings.Contains(r.Base, "/app/") || !strings.HasSuffix(r.Base, "/preview.html") {
+		// A srcdoc document resolves relative URLs against its parent's; a blob: or data: one has no base of
+		// its own in a tab, and here its own URL under the child path (where nothing but children is served).
+		if strings.HasPrefix(k, "srcdoc") && (!strings.Contains(r.Base, "/app/") || !strings.HasSuffix(r.Base, "/preview.html")) {
 			t.Errorf("the %s preview resolves relative URLs against %q, want the app's page", k, r.Base)
+		}
+		if !strings.HasPrefix(k, "srcdoc") && !strings.Contains(r.Base, "/.child/") {
+			t.Errorf("the %s preview resolves relative URLs against %q, want its own URL", k, r.Base)
 		}
 	}
 	if string(got["srcdocReadsBack"]) != "true" {

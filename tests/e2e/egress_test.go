@@ -133,7 +133,7 @@ const rtcAttempt = `function (k, cfg) {
 
 // rtcEgressApp is a mini-app that tries WebRTC every way we know to get a window of its own: static child
 // frames (plain, in declarative shadow roots, written by document.write) and, in its "attack" tool,
-// srcdoc, innerHTML, javascript:, about:blank, data: and blob: frames, srcdoc given later to an empty frame
+// srcdoc, innerHTML, javascript:, about:blank, data: and blob: frames (by property and by attribute), srcdoc given later to an empty frame
 // (property and attribute node), a data: navigation of an empty frame, grandchildren (srcdoc in srcdoc,
 // blob: in data:), frames in a closed shadow root, setHTMLUnsafe and parseHTMLUnsafe with declarative
 // shadow roots. A child relays what its own children report.
@@ -177,6 +177,8 @@ async function attack() {
 		innerHTML: () => vector("innerHTML", (k) => { const d = append(document.createElement("div")); d.innerHTML = frameHTML(k); return d.firstChild; }),
 		javascript: () => vector("javascript", (k) => iframe(k, (f) => { f.src = "javascript:" + encodeURIComponent(JSON.stringify(childHTML(k))); })),
 		data: () => vector("data", (k) => iframe(k, (f) => { f.src = "data:text/html," + encodeURIComponent(childHTML(k)); })),
+		dataAttr: () => vector("dataAttr", (k) => iframe(k, (f) => { f.setAttribute("src", "data:text/html," + encodeURIComponent(childHTML(k))); })),
+		blobAttr: () => vector("blobAttr", (k) => iframe(k, (f) => { f.setAttribute("src", URL.createObjectURL(new Blob([childHTML(k)], {type: "text/html"}))); })),
 		dataBase64: () => vector("dataBase64", (k) => iframe(k, (f) => { f.src = "data:text/html;base64," + btoa(childHTML(k)); })),
 		srcdocLater: () => vector("srcdocLater", async (k) => { const f = iframe(k, () => {}); await tick(); f.srcdoc = childHTML(k); return f; }),
 		attrNode: () => vector("attrNode", async (k) => { const f = iframe(k, () => {}); await tick(); const a = document.createAttribute("srcdoc"); a.value = childHTML(k); f.setAttributeNode(a); return f; }),
@@ -206,7 +208,7 @@ addEventListener("load", () => webMcp.ready());
 
 // childWays are the attack's vectors that become child frames (docs/sandbox.md, "Child frames"): their
 // scripts run, with the confinement.
-var childWays = []string{"static-srcdoc", "srcdoc", "innerHTML", "data", "dataBase64", "blob", "srcdocLater", "attrNode", "grandchild", "grandchildBlob"}
+var childWays = []string{"static-srcdoc", "srcdoc", "innerHTML", "data", "dataAttr", "dataBase64", "blob", "blobAttr", "srcdocLater", "attrNode", "grandchild", "grandchildBlob"}
 
 // rtcAttack launches rtcEgressApp and runs its attack: what each vector reported, and the app's id.
 func rtcAttack(t *testing.T, p page, sink *udpSink, label string) (map[string]string, string) {
