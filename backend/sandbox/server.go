@@ -146,7 +146,7 @@ func New(o Options, hostPort string) *Server {
 	core, _ := scripts.ReadFile("sdk.js")
 	confine, _ := scripts.ReadFile("confine.js")
 	s.sdkJS = []byte(SDKScript(string(core), sdkCapabilities, sdkForms, sdkIndexedDB))
-	s.sdk = newSDKVariants(string(confine), string(core)) // confinement first: before any app code
+	s.sdk = newSDKVariants(stripJS(string(confine)), string(core)) // confinement first: before any app code
 	s.unconfined = unconfinedVariants(os.Getenv, string(core))
 	return s
 }
