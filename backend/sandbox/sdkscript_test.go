@@ -36,7 +36,7 @@ func TestSDKSize(t *testing.T) {
 	s := New(Options{RoomOrigin: room}, bridge)
 	raw, _ := scripts.ReadFile("confine.js")
 	confine := stripJS(string(raw)) // as served, like the SDK
-	const budget = 20 << 10 // bytes of the SDK an app that uses no optional section gets
+	const budget = 20 << 10         // bytes of the SDK an app that uses no optional section gets
 	sdkOf := func(html string) string {
 		return strings.TrimSuffix(strings.TrimPrefix(s.sdk.tagFor(html), "<script>"+confine), "</script>")
 	}
