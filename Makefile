@@ -11,14 +11,18 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # random under load: golang/go#75804).
 FUZZTIME ?= 10s
 GATE_FUZZ ?= 20000x
+# Every go command here builds with -trimpath, the release build's flag, so vet, the tests and the fuzz runs
+# reuse the packages `make build` compiled (a flag of its own would compile Wails and WebKitGTK's cgo again:
+# about 165 s of CPU on an empty Go cache, measured with /usr/bin/time on this 2-core machine).
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
-.PHONY: run build serve package test test-go test-js test-desktop fuzz bench deps deps-test clean wails-dev
+.PHONY: run build serve package test test-unit test-native test-js fuzz bench deps deps-test clean wails-dev
 
 run: build
 	./$(BIN)
 
 build: deps
-	$(GO) build -tags $(TAGS) -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 serve: build
 	./$(BIN) serve
@@ -35,31 +39,52 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
-# Every layer: vet, the Go packages under -race, the JavaScript twins, the suites that drive the real binary
-# or WebKit (browsers, the desktop under Xvfb, the guard's lab, the packages), and a fuzz run of each target
-# bounded by executions, never by time. Those suites run one at a time (-p 1), so two browsers or desktops
-# never share the two cores, and without -race: the binary they drive is the release build either way, and a
-# race build of Wails and WebKitGTK's cgo would cost minutes on a fresh machine. vet ran once, so the test
-# runs skip it (-vet=off).
-SERIAL := . ./backend/guard/... ./backend/instance ./tests/...
-test: deps-test build
+# Every layer: the Go packages under -race, a fuzz run of each target bounded by executions (never by time),
+# vet, the suites that drive the real binary or WebKit (browsers, the desktop under Xvfb, the guard's lab,
+# the packages), and the JavaScript twins.
+#
+# The unit tests and the fuzz runs need Go, a C compiler and node, which a fresh machine has, and nothing apt
+# installs: none of their packages builds against GTK or WebKitGTK (NATIVE are the ones that do). On a fresh
+# machine apt takes minutes, mostly waiting on the network and the disk, so they run meanwhile; where cc or
+# node is missing, apt goes first.
+test:
+	@mkdir -p build
+	@if command -v cc >/dev/null && command -v node >/dev/null; then \
+	  scripts/deps.sh test modules || exit 1; \
+	  scripts/deps.sh test packages > build/deps.log 2>&1 & apt=$$!; \
+	  $(MAKE) --no-print-directory test-unit; unit=$$?; \
+	  wait $$apt; deps=$$?; cat build/deps.log; [ $$unit = 0 ] && [ $$deps = 0 ]; \
+	else scripts/deps.sh test && $(MAKE) --no-print-directory test-unit; fi
+	$(MAKE) --no-print-directory test-native
+	$(MAKE) --no-print-directory test-js
+
+# The packages that build against GTK and WebKitGTK, and the suites in tests/ (they drive the release binary
+# or a browser). They run one at a time (-p 1), so two browsers or desktops never share the two cores, and
+# without -race: the binary they drive is the release build either way, and a race build of Wails' and
+# WebKitGTK's cgo would cost minutes on a fresh machine. vet runs once, so the test runs skip it (-vet=off).
+NATIVE := . ./backend/guard/... ./backend/instance ./backend/trace/webview
+UNIT    = $$($(GO) list -tags $(TAGS) ./... | grep -v -e '/tests/' -e '/backend/guard' -e '/backend/instance' \
+            -e '/backend/trace/webview' -e 'voicebox/voicebox$$')
+
+test-unit:
+	$(GO) test -race -vet=off -tags $(TAGS) -timeout 15m $(UNIT)
+	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(GATE_FUZZ)
+
+test-native: build
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) -C scripts/package vet ./...
 	$(GO) -C scripts/package test -vet=off ./...
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -race -vet=off -tags $(TAGS) -timeout 15m $$($(GO) list -tags $(TAGS) ./... | grep -v -e '/tests/' -e '/backend/guard' -e '/backend/instance' -e 'voicebox/voicebox$$')
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -vet=off -tags $(TAGS) -timeout 20m $(SERIAL)
-	$(GO) test -count=1 -run 'DoesNotAllocate' ./backend/toolcontract
-	$(MAKE) test-js
-	$(MAKE) fuzz FUZZTIME=$(GATE_FUZZ)
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) $(GO) test -p 1 -vet=off -tags $(TAGS) -timeout 20m $(NATIVE) ./tests/...
 
 test-js:
 	node --test $$(git ls-files '*.test.mjs')
 
 fuzz:
-	@for pkg in $$($(GO) list ./backend/...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@for f in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
+	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "fuzz ./$$(dirname $$f) $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) ./$$(dirname $$f) || exit 1; \
 	  done; \
 	done
 

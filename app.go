@@ -21,6 +21,7 @@ import (
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
+	"github.com/voicebox/voicebox/backend/trace/webview"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
 
@@ -69,7 +70,7 @@ func runDesktop(cmd cli.Command) int {
 	if err != nil {
 		return fail(err)
 	}
-	trace.WatchWebView()
+	webview.Watch()
 	err = wails.Run(&options.App{
 		Title:            "Voicebox",
 		Width:            1280,

@@ -42,6 +42,9 @@ func (l Launch) entry() string {
 
 // release closes what a launch holds (its folder) once its token is revoked.
 func (l *Launch) release() {
+	if l.children != nil {
+		l.children.drop()
+	}
 	if l.Folder != nil {
 		l.Folder.Close()
 	}
@@ -97,7 +100,7 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 			plain(w, http.StatusNotFound, "not found")
 			return
 		}
-		s.appDocument(w, r, l, l.HTML)
+		s.appDocument(w, r, l, l.HTML, s.sdk.tagFor(l.HTML), s.appCSP(l))
 		return
 	}
 	if asDocument {
@@ -106,20 +109,20 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 			refuseFile(w, err)
 			return
 		}
-		s.appDocument(w, r, l, string(b))
+		s.appDocument(w, r, l, string(b), s.sdk.tagFor(string(b)), s.appCSP(l))
 		return
 	}
 	s.appAsset(w, r, l, rel)
 }
 
-// appDocument sends one of the app's pages (AppDocument: the confinement and the SDK injected), with the
-// app's CSP and Permissions-Policy.
-func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, page string) {
+// appDocument sends one of the app's pages or child documents (AppDocument: tag, the confinement and the
+// SDK, injected) under the policy csp (AppCSP, ChildCSP) and PermissionsPolicy.
+func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, page, tag, csp string) {
 	trace.Mark("app-document")
-	body, ctype := AppDocument(page, s.sdk.tagFor(page))
+	body, ctype := AppDocument(page, tag)
 	h := w.Header()
 	h.Set("Content-Type", ctype)
-	h.Set("Content-Security-Policy", s.appCSP(l))
+	h.Set("Content-Security-Policy", csp)
 	h.Set("Permissions-Policy", PermissionsPolicy)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
@@ -150,11 +153,14 @@ func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel 
 }
 
 func (s *Server) appCSP(l Launch) string {
-	var cdn []string
-	if s.cdnHosts != nil {
-		cdn = s.cdnHosts()
+	return AppCSP(l.Origin, s.roomOrigin, AppPath(l.Token), s.cdn())
+}
+
+func (s *Server) cdn() []string {
+	if s.cdnHosts == nil {
+		return nil
 	}
-	return AppCSP(l.Origin, s.roomOrigin, AppPath(l.Token), cdn)
+	return s.cdnHosts()
 }
 
 // refuseFile answers a file the folder refused: 413 file-too-large over the size bound (unread), else 404.

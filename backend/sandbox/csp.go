@@ -10,20 +10,43 @@ import (
 // policy: the app cannot remove a header the way it could a <meta>). Network egress is denied except to the
 // app's own folder: scripts, styles, images, fonts and media may come from its folder (appPath on the
 // bridge origin, a CSP path source), inline, from data: and blob: URLs and from the CDN allowlist over https
-// only; fetch() and forms may reach its folder only (connect-src and form-action are that path source);
-// nothing may be framed or used as a base URL; no WebRTC. What a page expects without more egress
+// only; fetch() and forms may reach its folder only (connect-src and form-action are that path source), and
+// a <base> may name it; frames may load only the child documents under ChildPath (docs/sandbox.md, "Child
+// frames"); no WebRTC. What a page expects without more egress
 // (docs/webmcp.md): WebAssembly ('wasm-unsafe-eval') and workers from blob: URLs. The document is sandboxed by
 // the header too (sandbox allow-scripts allow-forms), so even opened on its own it has an opaque origin.
 //
 // frame-ancestors lists the bridge origin and the room origin: CSP checks every ancestor up to the top, so
 // naming the bridge alone would refuse the app inside the room. No other page can frame it.
 func AppCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string {
+	return strings.Join(appDirectives(bridgeOrigin, roomOrigin, appPath, cdnHosts), "; ")
+}
+
+// ChildCSP is the policy of a child frame's document (children.go): the app's, without frame-ancestors.
+// Its parent, the app, has an opaque origin, which no source expression matches (measured in Chromium: the
+// child was refused with its ancestors' origins listed), so only the child's URL, under the app's token
+// (ChildPath), keeps other pages from framing it, and a page that did would frame a confined document.
+func ChildCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string {
+	var out []string
+	for _, d := range appDirectives(bridgeOrigin, roomOrigin, appPath, cdnHosts) {
+		if !strings.HasPrefix(d, "frame-ancestors ") {
+			out = append(out, d)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func appDirectives(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) []string {
 	own := folderSource(bridgeOrigin, appPath)
+	var children []string
+	if len(own) > 0 {
+		children = []string{own[0] + childDir + "/"}
+	}
 	cdn := cdnSources(cdnHosts)
 	fetchable := func(extra ...string) string {
 		return strings.Join(append(append(extra, own...), append([]string{"data:", "blob:"}, cdn...)...), " ")
 	}
-	directives := []string{
+	return []string{
 		"default-src 'none'",
 		"script-src " + fetchable("'unsafe-inline'", "'unsafe-eval'", "'wasm-unsafe-eval'"),
 		"style-src " + fetchable("'unsafe-inline'"),
@@ -34,15 +57,14 @@ func AppCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string 
 		"worker-src blob:", // workers inherit this policy: no more egress than the page's
 		"manifest-src 'none'",
 		"object-src 'none'",
-		"base-uri 'none'",
+		"base-uri " + sourcesOrNone(own), // a <base> inside the folder (a child document's, children.go)
 		"form-action " + sourcesOrNone(own),
-		"frame-src 'none'",
+		"frame-src " + sourcesOrNone(children), // child frames: only the documents confine.js stored (children.go)
 		"child-src 'none'",
 		"frame-ancestors " + ancestors(bridgeOrigin, roomOrigin),
 		"webrtc 'block'", // honoured by WebKit; Chromium ignores it, so confine.js takes WebRTC away as well
 		"sandbox allow-scripts allow-forms",
 	}
-	return strings.Join(directives, "; ")
 }
 
 // folderSource is the app's folder as a CSP source: the bridge origin and appPath (AppPath: "/app/<token>/",

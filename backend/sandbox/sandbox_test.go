@@ -356,8 +356,8 @@ func TestAppCSP(t *testing.T) {
 		"style-src 'unsafe-inline' " + own + " data: blob: " + cdn + "; " +
 		"img-src " + own + " data: blob: " + cdn + "; " +
 		"font-src " + own + " data: blob: " + cdn + "; " +
-		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src blob:; manifest-src 'none'; object-src 'none'; base-uri 'none'; " +
-		"form-action " + own + "; frame-src 'none'; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; webrtc 'block'; sandbox allow-scripts allow-forms"
+		"media-src " + own + " data: blob:; connect-src " + own + "; worker-src blob:; manifest-src 'none'; object-src 'none'; base-uri " + own + "; " +
+		"form-action " + own + "; frame-src " + own + ".child/; child-src 'none'; frame-ancestors http://127.0.0.1:5000 wails://wails; webrtc 'block'; sandbox allow-scripts allow-forms"
 	if got != want {
 		t.Fatalf("AppCSP:\n got %s\nwant %s", got, want)
 	}
@@ -372,7 +372,8 @@ func TestAppCSP(t *testing.T) {
 		{"http://localhost:1", "/app/a/b/"}, {"http://localhost:1", "/app/a b/"}, {"http://localhost:1", ""},
 	} {
 		got := AppCSP(c.origin, "", c.path, nil)
-		if !strings.Contains(got, "connect-src 'none'") || !strings.Contains(got, "form-action 'none'") || !strings.Contains(got, "media-src data: blob:;") {
+		if !strings.Contains(got, "connect-src 'none'") || !strings.Contains(got, "form-action 'none'") || !strings.Contains(got, "media-src data: blob:;") ||
+			!strings.Contains(got, "frame-src 'none'") || !strings.Contains(got, "base-uri 'none'") {
 			t.Errorf("AppCSP(%q, %q) opened something: %s", c.origin, c.path, got)
 		}
 	}

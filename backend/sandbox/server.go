@@ -20,6 +20,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -63,7 +64,9 @@ type Launch struct {
 	Folder *store.Folder `json:"-"`
 	Origin string        `json:"-"` // the bridge's origin: the launch's site (sites.go)
 	site   *site
-	seq    uint64 // the order of Add: the oldest launch goes first past MaxLaunches
+	// children are the launch's child frames' documents (children.go), dropped when it is revoked.
+	children *children
+	seq      uint64 // the order of Add: the oldest launch goes first past MaxLaunches
 }
 
 // Server serves the sandbox. Create it with Listen.
@@ -78,6 +81,7 @@ type Server struct {
 
 	bridgeJS, sdkJS []byte // sdkJS: the SDK with every section (GET /sandbox/sdk.js)
 	sdk             sdkVariants
+	unconfined      *sdkVariants // the SDK alone for child documents: only when a test asks (children.go)
 
 	mu       sync.Mutex
 	launches map[string]*Launch
@@ -142,7 +146,8 @@ func New(o Options, hostPort string) *Server {
 	core, _ := scripts.ReadFile("sdk.js")
 	confine, _ := scripts.ReadFile("confine.js")
 	s.sdkJS = []byte(SDKScript(string(core), sdkCapabilities, sdkForms, sdkIndexedDB))
-	s.sdk = newSDKVariants(string(confine), string(core)) // confinement first: before any app code
+	s.sdk = newSDKVariants(stripJS(string(confine)), string(core)) // confinement first: before any app code
+	s.unconfined = unconfinedVariants(os.Getenv, string(core))
 	return s
 }
 
@@ -194,6 +199,7 @@ func (s *Server) Add(l Launch) Launch {
 		s.letGo(oldest)
 	}
 	l.site = s.pickSite(l.AppID)
+	l.children = &children{}
 	l.Origin = l.site.origin
 	cp := l
 	s.launches[l.Token] = &cp
@@ -261,12 +267,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusMisdirectedRequest, "wrong host")
 		return
 	}
+	p := r.URL.Path
+	if token, rest, ok := childRequest(r.URL.EscapedPath()); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodPost) {
+		s.serveChild(w, r, at, token, rest) // the one route that also takes a POST (children.go)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		plain(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
-	p := r.URL.Path
 	switch {
 	case p == pathBridgeJS:
 		s.script(w, r, s.bridgeJS)

@@ -116,6 +116,10 @@ const (
 	CodeDownloadTooLarge = "download-too-large" // over sandbox.MaxDownloadBytes
 	CodeCopyTooLarge     = "copy-too-large"     // over sandbox.MaxCopyChars
 	CodeNeedsGesture     = "needs-gesture"      // no click or key press of the person in the app
+
+	// What confine.js answers a child frame it will not show (docs/sandbox.md, "Child frames").
+	CodeChildFrameTooLarge = "child-frame-too-large" // the document is over sandbox.MaxChildBytes
+	CodeChildFrameRefused  = "child-frame-refused"   // not HTML, or a blob: URL this document did not make
 )
 
 // Refusal is a structured refusal: {"refused": code, "path": "/points",

@@ -3,8 +3,8 @@
 //	voicebox-trace: <stage> <unix time in µs>
 //
 // `make bench` (tests/desktop) reads them to split a cold start into stages; nothing else does, and
-// nothing asserts on them. With the variable unset a mark costs one boolean test. WatchWebView adds the
-// marks only the engine can see (the window shown, the room's document committed and first painted).
+// nothing asserts on them. With the variable unset a mark costs one boolean test. backend/trace/webview adds
+// the marks only the engine can see (the window shown, the room's document committed and first painted).
 package trace
 
 import (

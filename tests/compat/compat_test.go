@@ -27,9 +27,9 @@ import (
 
 func TestMain(m *testing.M) { testbin.Main(m) }
 
-// bounded are the pages `make test` runs (in Chromium): single-file pages that cover forms, a CDN, a
-// worker and dialogs, and that must look the same in both modes.
-var bounded = []string{"forms-auto", "react-babel", "blob-worker", "alert"}
+// bounded are the pages `make test` runs (in Chromium): pages that cover forms, a CDN, a worker, dialogs
+// and child frames, and that must look the same in both modes.
+var bounded = []string{"forms-auto", "react-babel", "blob-worker", "alert", "preview"}
 
 type pageSpec struct {
 	Name  string   `json:"name"`

@@ -15,12 +15,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/voicebox/voicebox/tests/testbin"
 )
 
 type mcpDiscovery struct {
@@ -37,8 +37,11 @@ func mcpNeed(t *testing.T) (inspector string) {
 	}
 	requireTool(t, "/usr/bin/chromium", "chromium")
 	requireTool(t, "node", "nodejs")
-	_, file, _, _ := runtime.Caller(0)
-	inspector = filepath.Join(filepath.Dir(file), "..", "..", "frontend", "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "index.js")
+	root, err := testbin.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inspector = filepath.Join(root, "frontend", "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "index.js")
 	if _, err := os.Stat(inspector); err != nil {
 		t.Fatalf("the MCP Inspector CLI is missing (%v): run scripts/deps.sh test, or `npm ci --ignore-scripts` in frontend/", err)
 	}

@@ -228,8 +228,10 @@ func buildPackages(t *testing.T) *built {
 	b := &built{bin: bin}
 	version := strings.TrimSpace(run(t, bin, "--version"))
 	b.describe = strings.TrimPrefix(version, "voicebox ")
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root, err := testbin.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	cmd := exec.Command("go", "-C", filepath.Join(root, "scripts", "package"), "run", ".",
 		"-bin", bin, "-version", b.describe, "-out", out, "-root", root)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +24,26 @@ var (
 	built error
 )
 
+// Root returns the module's root: the nearest folder above the working directory (a test runs in its
+// package's folder) that holds a go.mod. Not runtime.Caller: under -trimpath (the gate builds everything
+// with it, so the tests share the release build's compiled packages) it names no folder on disk.
+func Root() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
 // Path returns the binary, building it on first use if VOICEBOX_BIN is unset.
 func Path() (string, error) {
 	once.Do(func() {
@@ -35,9 +54,11 @@ func Path() (string, error) {
 			}
 			return
 		}
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		var err error
+		root, err := Root()
+		if err != nil {
+			built = err
+			return
+		}
 		if dir, err = os.MkdirTemp("", "voicebox-bin-"); err != nil {
 			built = err
 			return

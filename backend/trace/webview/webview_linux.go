@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package trace
+package webview
 
 /*
 #cgo pkg-config: webkit2gtk-4.1 gtk+-3.0
@@ -11,14 +11,16 @@ import "C"
 import (
 	"math"
 	"time"
+
+	"github.com/voicebox/voicebox/backend/trace"
 )
 
-// WatchWebView marks, for the first WebKitWebView that gets a parent, when it is first shown
+// Watch marks, for the first WebKitWebView that gets a parent, when it is first shown
 // ("window-shown"), when the room's document commits ("room-committed"), when the room first paints
 // text or an image ("room-painted", the engine's first-contentful-paint) and when its load finishes
 // ("room-loaded"). Call it on the main goroutine before wails.Run; it does nothing unless Enabled.
-func WatchWebView() {
-	if on {
+func Watch() {
+	if trace.Enabled() {
 		C.vbt_watch()
 	}
 }
@@ -30,5 +32,5 @@ func voiceboxTraceMark(stage *C.char, epochMS C.double) {
 		sec, frac := math.Modf(float64(epochMS) / 1000)
 		t = time.Unix(int64(sec), int64(frac*1e9))
 	}
-	MarkAt(C.GoString(stage), t)
+	trace.MarkAt(C.GoString(stage), t)
 }

@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-// The engine's half of the trace (trace.WatchWebView): GTK and WebKit signals of the first web view,
+// The engine's half of the trace (webview.Watch): GTK and WebKit signals of the first web view,
 // and the room's first-contentful-paint read from its Performance timeline. Runs on the GTK thread.
 
 #include <gtk/gtk.h>
