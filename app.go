@@ -250,11 +250,8 @@ func (a *App) roomConfig() services.RoomConfig {
 // room never names one.
 type RoomService struct{ app *App }
 
-// Config tells the room where it runs.
-func (r *RoomService) Config() (services.RoomConfig, error) {
-	trace.Mark("room-config") // the room's modules run: its first call
-	return r.app.roomConfig(), nil
-}
+// Config tells the room where it runs. (The window's room has it in its page: desktopboot.go.)
+func (r *RoomService) Config() (services.RoomConfig, error) { return r.app.roomConfig(), nil }
 
 // OpenFolder lets the person pick the workspace. It returns nil if they cancelled.
 func (r *RoomService) OpenFolder() (*services.RoomConfig, error) { return r.app.openFolder() }
