@@ -58,3 +58,23 @@ func TestGatherCoalescesStateNotices(t *testing.T) {
 		t.Errorf("gathered %s, want [{status 3} {line a} {line b}]", got)
 	}
 }
+
+// A Fanout without CloseOnCancel ends a subscription by forgetting the channel, not closing it: readers
+// that select on it beside their own stop signal never wake on a close. A full buffer misses the value.
+func TestFanoutWithoutCloseKeepsTheChannelOpen(t *testing.T) {
+	var f Fanout[int]
+	ch, cancel := f.Subscribe(1)
+	f.Send(1)
+	f.Send(2) // the buffer is full: missed
+	if v := <-ch; v != 1 {
+		t.Fatalf("got %d, want 1", v)
+	}
+	cancel()
+	cancel()
+	f.Send(3)
+	select {
+	case v, open := <-ch:
+		t.Fatalf("after cancel: got %d (open %v), want nothing", v, open)
+	default:
+	}
+}
