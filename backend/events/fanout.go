@@ -1,6 +1,9 @@
 package events
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Fanout is a set of subscriber channels, each offered every value without waiting: a subscriber whose
 // buffer is full misses that value. It is the one rule behind every subscription in the house (the Bus,
@@ -45,6 +48,20 @@ func (f *Fanout[T]) Send(v T) {
 		select {
 		case ch <- v:
 		default:
+		}
+	}
+}
+
+// Follow calls fn with each value from ch, in order, until ctx ends, ch closes, or fn returns false.
+func Follow[T any](ctx context.Context, ch <-chan T, fn func(T) bool) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case v, ok := <-ch:
+			if !ok || !fn(v) {
+				return
+			}
 		}
 	}
 }
