@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/store"
 )
 
@@ -54,6 +57,79 @@ func serve(t *testing.T, options func(host string) Options) (srv *httptest.Serve
 	}
 	handler = h
 	return srv, host
+}
+
+// served is the handler's real HTTP server and the host:port it is bound to (serve).
+type served struct {
+	srv  *httptest.Server
+	host string
+}
+
+// testRoom is the room's files every fixture serves.
+var testRoom = fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}}
+
+// fixture is a real store on disk behind the real handler, served by a real HTTP server.
+type fixture struct {
+	served
+	workspace string
+	data      string
+}
+
+// RoomService is the configuration method every room has (host.RoomService in `voicebox serve`).
+type RoomService struct{ workspace string }
+
+func (r *RoomService) Config() (services.RoomConfig, error) {
+	return services.NewRoomConfig("serve", r.workspace, ""), nil
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	st, workspace, data := openStore(t, map[string]string{"notes.txt": "not html"})
+	f := &fixture{workspace: workspace, data: data}
+	f.srv, f.host = serve(t, func(host string) Options {
+		return Options{
+			Host:     host,
+			Room:     testRoom,
+			Bus:      events.NewBus(),
+			Services: []any{services.NewStoreService(st, nil), &RoomService{workspace}},
+			RoomCSP:  "default-src 'self'",
+		}
+	})
+	return f
+}
+
+func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
+	t.Helper()
+	status, out, _ := send(t, f.srv, c)
+	return status, out
+}
+
+// snapshot reads every file under the roots, so a test can prove a refusal changed nothing.
+func (f *fixture) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, root := range []string{f.workspace, f.data} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				out[p] = string(b)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+func sameTree(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // callTo is a call to a bound method by name with its arguments (a JSON array).

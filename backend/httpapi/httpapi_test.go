@@ -2,81 +2,13 @@ package httpapi
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
-	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/services"
 )
-
-// fixture is a real store on disk behind the real handler, served by a real HTTP server.
-type fixture struct {
-	srv       *httptest.Server
-	workspace string
-	data      string
-	host      string
-}
-
-// RoomService is the configuration method every room has (host.RoomService in `voicebox serve`).
-type RoomService struct{ workspace string }
-
-func (r *RoomService) Config() (services.RoomConfig, error) {
-	return services.NewRoomConfig("serve", r.workspace, ""), nil
-}
-
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	st, workspace, data := openStore(t, map[string]string{"notes.txt": "not html"})
-	f := &fixture{workspace: workspace, data: data}
-	f.srv, f.host = serve(t, func(host string) Options {
-		return Options{
-			Host:     host,
-			Room:     fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
-			Bus:      events.NewBus(),
-			Services: []any{services.NewStoreService(st, nil), &RoomService{workspace}},
-			RoomCSP:  "default-src 'self'",
-		}
-	})
-	return f
-}
-
-func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
-	t.Helper()
-	status, out, _ := send(t, f.srv, c)
-	return status, out
-}
-
-// snapshot reads every file under the roots, so a test can prove a refusal changed nothing.
-func (f *fixture) snapshot(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, root := range []string{f.workspace, f.data} {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				out[p] = string(b)
-			}
-			return nil
-		})
-	}
-	return out
-}
-
-func sameTree(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 // Every bound method answers by name with its argument array, as the desktop's bindings do.
 func TestCallsByName(t *testing.T) {
