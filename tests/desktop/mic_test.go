@@ -53,16 +53,7 @@ func TestMicrophoneOnlyForTheRoom(t *testing.T) {
 	}
 
 	// 2. The person starts a session (the room's Start button, top right) and holds Space to talk.
-	geo, err := s.run(t, 5*time.Second, "xdotool", "getwindowgeometry", "--shell", win)
-	if err != nil {
-		t.Fatalf("xdotool getwindowgeometry: %v %s", err, geo)
-	}
-	width := 0
-	for _, l := range strings.Fields(geo) {
-		if v, ok := strings.CutPrefix(l, "WIDTH="); ok {
-			width, _ = strconv.Atoi(v)
-		}
-	}
+	_, width := pointer{t: t, s: s, win: win}.geometry()
 	if out, err := s.run(t, 5*time.Second, "xdotool", "mousemove", "--window", win, strconv.Itoa(width-44), "171", "click", "1"); err != nil {
 		t.Fatalf("click Start: %v %s", err, out)
 	}
