@@ -177,6 +177,18 @@ type openApp struct {
 	Tools []string `json:"tools"`
 }
 
+// askJSON calls tool with no arguments and decodes its JSON answer; a refusal or an answer of another shape
+// fails the test.
+func askJSON[T any](t *testing.T, cs *mcp.ClientSession, tool string) T {
+	t.Helper()
+	text, refused := toolText(t, cs, 10*time.Second, tool, map[string]any{})
+	var r T
+	if refused || json.Unmarshal([]byte(text), &r) != nil {
+		t.Fatalf("%s: %s (refused %v)", tool, text, refused)
+	}
+	return r
+}
+
 // launchApp opens an app through MCP, waiting for the room to be up first.
 func launchApp(t *testing.T, cs *mcp.ClientSession, ref string) openApp {
 	t.Helper()

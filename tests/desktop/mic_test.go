@@ -6,7 +6,6 @@ package desktop
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,14 +20,10 @@ const micKey = "sk-desktop-mic-0123456789"
 
 func askMic(t *testing.T, cs *mcp.ClientSession, tool string) string {
 	t.Helper()
-	text, refused := toolText(t, cs, 10*time.Second, tool, map[string]any{})
-	var r struct {
+	r := askJSON[struct {
 		Result string `json:"result"`
-	}
-	if refused || json.Unmarshal([]byte(text), &r) != nil {
-		t.Fatalf("%s: %s (refused %v)", tool, text, refused)
-	}
-	t.Logf("the frame asked for the microphone: %s", text)
+	}](t, cs, tool)
+	t.Logf("the frame asked for the microphone: %s", r.Result)
 	return r.Result
 }
 
