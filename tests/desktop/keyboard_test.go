@@ -65,6 +65,18 @@ func (k *keyboardRun) pressShowing(p, watch pt, what string) {
 	}
 }
 
+// typeInto opens a field of the room (a press at open that shows at field, then a press in the field) and
+// types text and Enter there while a keylogger is about, which must catch none of it.
+func (k *keyboardRun) typeInto(where string, open, field pt, text string) {
+	k.t.Helper()
+	thief := k.thief()
+	k.pressShowing(open, field, where)
+	k.pressShowing(field, field, where+": the field")
+	k.typeText(text)
+	k.xdo("key", "Return")
+	k.caughtNothing(thief, where)
+}
+
 // typeText types text the way a person does, a key every 60 ms.
 func (k *keyboardRun) typeText(text string) {
 	k.t.Helper()
@@ -202,25 +214,15 @@ func TestMiniAppsCannotTakeTheKeyboard(t *testing.T) {
 	}
 
 	// 1. The Tool Console: Notes › remember, typed while a keylogger is about.
-	thief := k.thief()
 	const console = "typed into the tool console 1234567890"
-	k.pressShowing(atRemember, atRememberArg, "Tool Console card")
-	k.pressShowing(atRememberArg, atRememberArg, "Tool Console field")
-	k.typeText(console)
-	k.xdo("key", "Return")
-	k.caughtNothing(thief, "Tool Console")
+	k.typeInto("Tool Console", atRemember, atRememberArg, console)
 	if got := k.waitNotes(notes, func(r notesReport) bool { return len(r.Notes) > 0 }).Notes; len(got) != 1 || got[0] != console {
 		t.Errorf("Tool Console: Notes kept %q, want [%q] (%s)", got, console, s.keepScreenshot(t, "keyboard-console.png"))
 	}
 
 	// 2. Settings › OpenAI API key.
-	thief = k.thief()
 	const key = "sk-proj-typed-in-settings-0123456789"
-	k.pressShowing(atSettings, atOpenAIKey, "Settings")
-	k.pressShowing(atOpenAIKey, atOpenAIKey, "the API key field")
-	k.typeText(key)
-	k.xdo("key", "Return")
-	k.caughtNothing(thief, "Settings")
+	k.typeInto("Settings", atSettings, atOpenAIKey, key)
 	var st struct {
 		OpenAIKey string `json:"openaiKey"`
 	}
@@ -235,7 +237,7 @@ func TestMiniAppsCannotTakeTheKeyboard(t *testing.T) {
 	}
 
 	// 3. The assistant box (the room's toasts stay on the stage: they never cover the side panel).
-	thief = k.thief()
+	thief := k.thief()
 	const said = "typed to the assistant 1234567890"
 	k.pressShowing(atAssistant, atAssistant, "the assistant box")
 	k.typeText(said)
