@@ -136,12 +136,7 @@ func openWebKit(t testing.TB, url string) *webkitPage {
 }
 
 func TestWebKit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser end-to-end tests are skipped in -short mode")
-	}
-	t.Setenv("OPENAI_API_KEY", "") // no key: Start answers missing-key (caseErrorsSpeakHuman)
-	t.Setenv("GEMINI_API_KEY", "")
-	s := startServer(t)
+	s := startRoomServer(t)
 	p := openWebKit(t, s.url)
 	roomCases(t, p, s, false, nil)
 	t.Run("DNS record", func(t *testing.T) { p.record.check(t) })
