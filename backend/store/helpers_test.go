@@ -35,6 +35,17 @@ func newEnv(t testing.TB) env {
 	return e
 }
 
+// otherWorkspace makes a second workspace folder beside e's, holding pages (file name → title).
+func (e env) otherWorkspace(t testing.TB, pages map[string]string) string {
+	t.Helper()
+	other := filepath.Join(e.base, "other")
+	mkdir(t, other)
+	for name, title := range pages {
+		write(t, filepath.Join(other, name), page(title))
+	}
+	return other
+}
+
 func (e env) roots(extra ...string) Roots {
 	return Roots{Workspace: e.ws, Data: e.data, SandboxRoots: extra}
 }

@@ -541,9 +541,8 @@ func TestOpenWithMissingFolders(t *testing.T) {
 
 func TestSetWorkspace(t *testing.T) {
 	e := newEnv(t)
-	other := filepath.Join(e.base, "other")
 	write(t, filepath.Join(e.ws, "one.html"), page("One"))
-	write(t, filepath.Join(other, "two.html"), page("Two"))
+	other := e.otherWorkspace(t, map[string]string{"two.html": "Two"})
 	s := e.open(t)
 	if err := s.SetWorkspace(other); err != nil {
 		t.Fatal(err)
@@ -567,9 +566,8 @@ func TestSetWorkspace(t *testing.T) {
 // through the app.
 func TestProofDoesNotFollowIntoAnotherWorkspace(t *testing.T) {
 	e := newEnv(t)
-	other := filepath.Join(e.base, "other")
 	write(t, filepath.Join(e.ws, "index.html"), page("Mine"))
-	write(t, filepath.Join(other, "index.html"), page("Theirs"))
+	other := e.otherWorkspace(t, map[string]string{"index.html": "Theirs"})
 	s := e.open(t)
 	if _, err := s.SaveRef("index.html"); err != nil {
 		t.Fatal(err)
