@@ -79,6 +79,16 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// scoreboardRig is a rig with the scoreboard app open and a session of provider started.
+func scoreboardRig(t *testing.T, provider string) (*rig, *voicetest.Conn) {
+	t.Helper()
+	r := newRig(t, provider)
+	if err := r.room.Open(registrytest.Scoreboard()); err != nil {
+		t.Fatal(err)
+	}
+	return r, r.start(provider)
+}
+
 // start starts the session and returns the fake's side of the connection.
 func (r *rig) start(provider string) *voicetest.Conn {
 	r.t.Helper()
@@ -140,11 +150,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestOpenAISetupDeclaresVerbsAndOpenTools(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI)
-	if err := r.room.Open(registrytest.Scoreboard()); err != nil {
-		t.Fatal(err)
-	}
-	c := r.start(voice.ProviderOpenAI)
+	r, c := scoreboardRig(t, voice.ProviderOpenAI)
 	if got := c.Header.Get("Authorization"); got != "Bearer "+testKey {
 		t.Fatalf("Authorization header %q", got)
 	}
@@ -188,9 +194,7 @@ func TestOpenAISetupDeclaresVerbsAndOpenTools(t *testing.T) {
 }
 
 func TestOpenAIFunctionCallRunsAndAnswers(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(registrytest.Scoreboard())
-	c := r.start(voice.ProviderOpenAI)
+	r, c := scoreboardRig(t, voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	if err := c.FunctionCalls("resp_1", voicetest.Call{ID: "call_1", Name: "scoreboard__set_score", Args: `{"team":"home","points":3}`}); err != nil {
 		t.Fatal(err)
@@ -224,9 +228,7 @@ func TestOpenAIFunctionCallRunsAndAnswers(t *testing.T) {
 }
 
 func TestOpenAIBadArgumentsRefusedBeforeDispatch(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(registrytest.Scoreboard())
-	c := r.start(voice.ProviderOpenAI)
+	r, c := scoreboardRig(t, voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	c.FunctionCalls("resp_1",
 		voicetest.Call{ID: "c_type", Name: "scoreboard__set_score", Args: `{"team":"home","points":"three"}`},
@@ -643,9 +645,7 @@ func TestStopAndStatus(t *testing.T) {
 // --- Gemini ---------------------------------------------------------------------------------------------
 
 func TestGeminiSetupAndToolCall(t *testing.T) {
-	r := newRig(t, voice.ProviderGemini)
-	r.room.Open(registrytest.Scoreboard())
-	c := r.start(voice.ProviderGemini)
+	r, c := scoreboardRig(t, voice.ProviderGemini)
 	if c.Query.Get("key") != testKey {
 		t.Fatalf("key param %q", c.Query.Get("key"))
 	}
