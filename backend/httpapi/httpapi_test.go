@@ -23,21 +23,20 @@ func TestCallsByName(t *testing.T) {
 	if page["kind"] != "page" || page["appId"] != "page_calc" || page["html"] != nil {
 		t.Fatalf("list entry = %v, want page_calc of kind page without html", page)
 	}
-	status, body = f.do(t, callTo("StoreService.Get", `["Calculator"]`))
-	if status != 200 || !strings.Contains(body["html"].(string), "1+1") {
-		t.Fatalf("get by title: got %d %v, want the page with its html", status, body)
-	}
-	status, body = f.do(t, callTo("StoreService.Get", `["nothing"]`))
-	if status != 404 || body["error"] != "mini-app-not-found" {
-		t.Fatalf("get unknown: got %d %v, want 404 mini-app-not-found", status, body)
-	}
-	status, body = f.do(t, callTo("StoreService.ReadFile", `["calc.html"]`))
-	if status != 200 || !strings.Contains(body["content"].(string), "Calculator") {
-		t.Fatalf("file: got %d %v", status, body)
-	}
-	status, body = f.do(t, callTo("StoreService.ReadFile", `["../etc/passwd"]`))
-	if status != 400 || body["error"] != "path-outside-root" {
-		t.Fatalf("file outside: got %d %v, want 400 path-outside-root", status, body)
+	for _, c := range []struct {
+		what, method, args string
+		status             int
+		field, holds       string // the answer's field and what it holds
+	}{
+		{"get by title", "StoreService.Get", `["Calculator"]`, 200, "html", "1+1"},
+		{"get unknown", "StoreService.Get", `["nothing"]`, 404, "error", "mini-app-not-found"},
+		{"file", "StoreService.ReadFile", `["calc.html"]`, 200, "content", "Calculator"},
+		{"file outside", "StoreService.ReadFile", `["../etc/passwd"]`, 400, "error", "path-outside-root"},
+	} {
+		status, body = f.do(t, callTo(c.method, c.args))
+		if got, _ := body[c.field].(string); status != c.status || !strings.Contains(got, c.holds) {
+			t.Fatalf("%s: got %d %v, want %d with %s holding %q", c.what, status, body, c.status, c.field, c.holds)
+		}
 	}
 
 	// Save promotes the page; saving raw HTML under the same name is refused with the owner named.
