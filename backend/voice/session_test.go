@@ -79,6 +79,21 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// hear reads n bytes of the model's audio from audio; it fails if ctx ends first.
+func hear(t *testing.T, ctx context.Context, audio <-chan []byte, n int) []byte {
+	t.Helper()
+	var got []byte
+	for len(got) < n {
+		select {
+		case b := <-audio:
+			got = append(got, b...)
+		case <-ctx.Done():
+			t.Fatalf("got %d of %d bytes of audio", len(got), n)
+		}
+	}
+	return got
+}
+
 // scoreboardRig is a rig with the scoreboard app open and a session of provider started.
 func scoreboardRig(t *testing.T, provider string) (*rig, *voicetest.Conn) {
 	t.Helper()
@@ -485,15 +500,7 @@ func TestOpenAIAudioOutAndTranscript(t *testing.T) {
 			c.AwaitType(ctx, "response.create")
 			pcm := tone(12000) // half a second at 24 kHz
 			c.Speak("resp_1", "Home leads three to nothing.", pcm)
-			var got []byte
-			for len(got) < len(pcm) {
-				select {
-				case b := <-audio:
-					got = append(got, b...)
-				case <-ctx.Done():
-					t.Fatalf("got %d of %d bytes of audio", len(got), len(pcm))
-				}
-			}
+			got := hear(t, ctx, audio, len(pcm))
 			if string(got) != string(pcm) {
 				t.Fatal("audio changed on the way")
 			}
@@ -817,15 +824,7 @@ func TestGeminiAudioBothWays(t *testing.T) {
 	c.InputTranscript("there")
 	pcm := tone(4800)
 	c.ModelTurn("Hi!", pcm)
-	var got []byte
-	for len(got) < len(pcm) {
-		select {
-		case b := <-audio:
-			got = append(got, b...)
-		case <-ctx.Done():
-			t.Fatalf("%d of %d bytes", len(got), len(pcm))
-		}
-	}
+	hear(t, ctx, audio, len(pcm))
 	waitFor(t, "final lines", func() bool {
 		l := r.m.Transcript()
 		return len(l) == 2 && l[0].Final && l[1].Final
