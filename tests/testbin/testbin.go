@@ -67,6 +67,15 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// NeedBench skips the test unless VOICEBOX_BENCH=1: the benchmarks of the real binary run on purpose
+// (`make bench`), never in `make test`. what names the benchmark in the skip.
+func NeedBench(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("VOICEBOX_BENCH") != "1" {
+		t.Skip("set VOICEBOX_BENCH=1 to run the " + what)
+	}
+}
+
 // Need fails the test, with the apt package to install, when one of the tools (name → Debian package) is
 // not on PATH. `make test` installs them all (scripts/deps.sh test).
 func Need(t testing.TB, tools map[string]string) {
