@@ -111,11 +111,27 @@ func (r *rig) start(provider string) *voicetest.Conn {
 	if _, err := r.m.Start(ctx, provider); err != nil {
 		r.t.Fatalf("start %s: %v", provider, err)
 	}
+	return r.accept(ctx)
+}
+
+// accept takes the session's next connection to the fake provider.
+func (r *rig) accept(ctx context.Context) *voicetest.Conn {
+	r.t.Helper()
 	c, err := r.fake.Accept(ctx)
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	return c
+}
+
+// awaitType waits for the client's next message of type typ on c.
+func awaitType(t *testing.T, ctx context.Context, c *voicetest.Conn, typ string) voicetest.Msg {
+	t.Helper()
+	m, err := c.AwaitType(ctx, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func (r *rig) events(name string) []events.Event {
@@ -579,10 +595,7 @@ func TestOpenAIReconnectKeepsTranscriptAndReplaysIt(t *testing.T) {
 	waitFor(t, "two lines", func() bool { l := r.m.Transcript(); return len(l) == 2 && l[1].Final })
 
 	c.Drop()
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
 	r.waitState(voice.StateListening)
 	// The states went connecting (with an attempt) and back.
 	reconnecting := false
@@ -723,14 +736,8 @@ func TestGeminiToolChangeResumesWithNewDeclarations(t *testing.T) {
 	waitFor(t, "the handle", func() bool { return true })
 	time.Sleep(50 * time.Millisecond) // the fake offers handle-1 right after setupComplete
 	r.room.Open(registrytest.Scoreboard())
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := c2.AwaitType(ctx, "setup")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
+	setup := awaitType(t, ctx, c2, "setup")
 	if h := setup.String("setup", "sessionResumption", "handle"); h != "handle-1" {
 		t.Fatalf("resumed with handle %q", h)
 	}
@@ -780,10 +787,7 @@ func TestGeminiLaunchThenToolInOneTurn(t *testing.T) {
 		t.Fatal("the session reconnected mid-turn")
 	}
 	c.ModelTurn("Done: home has three.", tone(2400))
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
 	setup, _ := c2.AwaitType(ctx, "setup")
 	if names, _ := voicetest.ToolNames(setup); !contains(names, "scoreboard__set_score") {
 		t.Fatalf("after the turn: %v", names)
@@ -851,10 +855,7 @@ func TestGeminiRefusedKeyAndGoAway(t *testing.T) {
 	c := r.start(voice.ProviderGemini)
 	time.Sleep(50 * time.Millisecond)
 	c.GoAway("10s")
-	c2, err := r.fake.Accept(ctxT(t, 5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctxT(t, 5*time.Second))
 	setup, _ := c2.AwaitType(ctxT(t, 5*time.Second), "setup")
 	if setup.String("setup", "sessionResumption", "handle") != "handle-1" {
 		t.Fatalf("%s", setup.Raw)
@@ -871,14 +872,8 @@ func TestGeminiDropWithoutHandleReplaysTranscript(t *testing.T) {
 	c.ModelTurn("Hello Ada.", nil)
 	waitFor(t, "lines", func() bool { l := r.m.Transcript(); return len(l) == 2 && l[1].Final })
 	c.Close(websocket.StatusInternalError, "boom")
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := c2.AwaitType(ctx, "clientContent")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
+	cc := awaitType(t, ctx, c2, "clientContent")
 	if cc.Get("clientContent", "turnComplete") != false || cc.String("clientContent", "turns", "0", "parts", "0", "text") != "my name is Ada" || cc.String("clientContent", "turns", "1", "role") != "model" {
 		t.Fatalf("%s", cc.Raw)
 	}
