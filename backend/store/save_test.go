@@ -602,3 +602,19 @@ func TestOrphanRecordDoesNotHoldName(t *testing.T) {
 		t.Fatalf("record not replaced: %v", m)
 	}
 }
+
+// A record is written in one form (times as RFC 3339 strings, empty places left out) and reads back whole.
+func TestRecordEncoding(t *testing.T) {
+	at := time.Date(2024, 1, 2, 3, 4, 5, 500_000_000, time.UTC)
+	m := &metaRec{metaNames: metaNames{AppID: "app_x", Title: "X", WorkspacePath: "x.html"}, CreatedAt: at.Add(-time.Hour), UpdatedAt: at}
+	want := "{\n  \"appId\": \"app_x\",\n  \"title\": \"X\",\n  \"workspacePath\": \"x.html\",\n" +
+		"  \"createdAt\": \"2024-01-02T02:04:05.5Z\",\n  \"updatedAt\": \"2024-01-02T03:04:05.5Z\"\n}\n"
+	b := encodeMeta(m)
+	if string(b) != want {
+		t.Fatalf("encoded\n%s\nwant\n%s", b, want)
+	}
+	back, err := parseMeta(b)
+	if err != nil || *back != *m {
+		t.Fatalf("read back %+v (%v), want %+v", back, err, m)
+	}
+}
