@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // The fixtures' shared parts: a real store on disk, the real handler on a real HTTP server, and one way to
@@ -27,9 +27,9 @@ const calcPage = "<!doctype html><title>Calculator</title><p>1+1"
 func openStore(t *testing.T, files map[string]string) (st *store.Store, workspace, data string) {
 	t.Helper()
 	workspace, data = t.TempDir(), t.TempDir()
-	write(t, filepath.Join(workspace, "calc.html"), calcPage)
+	testfs.Write(t, filepath.Join(workspace, "calc.html"), calcPage)
 	for name, content := range files {
-		write(t, filepath.Join(workspace, name), content)
+		testfs.Write(t, filepath.Join(workspace, name), content)
 	}
 	st, err := store.Open(store.Roots{Workspace: workspace, Data: data})
 	if err != nil {
@@ -104,47 +104,17 @@ func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
 	return status, out
 }
 
-// snapshot reads every file under the roots, so a test can prove a refusal changed nothing.
+// snapshot is the fixture's folders (tests/testfs), so a test can prove a refusal changed nothing.
 func (f *fixture) snapshot(t *testing.T) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	for _, root := range []string{f.workspace, f.data} {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				out[p] = string(b)
-			}
-			return nil
-		})
-	}
-	return out
+	return testfs.Tree(t, f.workspace, f.data)
 }
 
-func sameTree(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
+func sameTree(a, b map[string]string) bool { return len(testfs.Changes(a, b)) == 0 }
 
 // callTo is a call to a bound method by name with its arguments (a JSON array).
 func callTo(name, args string) call {
 	return call{method: "POST", path: CallPrefix + name, body: args}
-}
-
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // call is one request: a body is sent as ctype (application/json unless said); a "Host" header sets the

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // Every bound method answers by name with its argument array, as the desktop's bindings do.
@@ -177,7 +178,7 @@ func TestDeleteAndRestoreOverHTTP(t *testing.T) {
 		t.Fatal("calc.html is still there")
 	}
 
-	write(t, calc, "<title>a new calc</title>")
+	testfs.Write(t, calc, "<title>a new calc</title>")
 	before := f.snapshot(t)
 	status, body = f.do(t, callTo("StoreService.Restore", `[{"undo":"`+undo+`"}]`))
 	if status != 409 || body["error"] != "restore-path-taken" || !sameTree(before, f.snapshot(t)) {

@@ -219,14 +219,14 @@ func TestFolderSaveDeleteOwnership(t *testing.T) {
 	want := map[string]string{"index.html": page("Pizza Oven"), "page2.html": page("Pizza Page Two"), "script.js": "window.pizza = 1;",
 		"style.css": "body{color:red}", "data.json": `{"slices":8}`, "lib/x.js": "export const x = 1;"}
 	got := tree(t, copyDir)
-	delete(got, ".")
-	delete(got, "lib")
+	delete(got, copyDir)
+	delete(got, filepath.Join(copyDir, "lib"))
 	if len(got) != len(want) {
 		t.Errorf("copy holds %v", got)
 	}
 	for rel, content := range want {
-		if got[filepath.FromSlash(rel)] != "file:"+content {
-			t.Errorf("copy of %s: %q", rel, got[rel])
+		if p := filepath.Join(copyDir, filepath.FromSlash(rel)); got[p] != "file:"+content {
+			t.Errorf("copy of %s: %q", rel, got[p])
 		}
 	}
 	if m := readMetaMap(t, filepath.Join(e.shelf, "pizza.meta.json")); m["workspacePath"] != "pizza/index.html" || m["appId"] != "app_pizza" {

@@ -6,15 +6,11 @@ package desktop
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -252,53 +248,6 @@ func toolNamed(t *testing.T, a openApp, short string) string {
 	}
 	t.Fatalf("%s has no tool %s: %v", a.Title, short, a.Tools)
 	return ""
-}
-
-// snapshot hashes every file under the folders.
-func snapshot(t *testing.T, dirs ...string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			out[p] = hex.EncodeToString(sum[:8])
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
-// diff lists what differs between two snapshots.
-func diff(before, after map[string]string) []string {
-	var out []string
-	for p, h := range before {
-		switch a, ok := after[p]; {
-		case !ok:
-			out = append(out, "removed "+p)
-		case a != h:
-			out = append(out, "changed "+p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			out = append(out, "added "+p)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // windowState is the window's name and geometry as X sees them.
