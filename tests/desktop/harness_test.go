@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/tests/testbin"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // box is one voicebox run with its own workspace and data folder.
@@ -34,15 +35,7 @@ type box struct {
 func newBox(t *testing.T, s *session, files map[string]string) *box {
 	t.Helper()
 	b := &box{s: s, workspace: t.TempDir(), data: t.TempDir()}
-	for name, content := range files {
-		p := filepath.Join(b.workspace, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Files(t, b.workspace, files)
 	shim := t.TempDir()
 	b.openLog = filepath.Join(t.TempDir(), "xdg-open.log")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + b.openLog + "'\n"

@@ -23,6 +23,14 @@ func Write(t testing.TB, path, content string) {
 	}
 }
 
+// Files writes each of files (a slash-separated path under dir → its content).
+func Files(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		Write(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+}
+
 // Read returns what path holds.
 func Read(t testing.TB, path string) string {
 	t.Helper()

@@ -37,4 +37,8 @@ func TestTreeAndChanges(t *testing.T) {
 	if Read(t, filepath.Join(dir, "b.html")) != "new" {
 		t.Fatal("Read did not return what Write wrote")
 	}
+	Files(t, dir, map[string]string{"c/d/e.txt": "deep", "f.txt": "flat"})
+	if Read(t, filepath.Join(dir, "c", "d", "e.txt")) != "deep" || Read(t, filepath.Join(dir, "f.txt")) != "flat" {
+		t.Fatal("Files did not write its files under dir")
+	}
 }
