@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -128,15 +127,7 @@ func testApp(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-tags", "desktop,production,webkit2_41",
-			"-o", filepath.Join(buildDir, "testapp"), "./internal/testapp")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building internal/testapp: %v\n%s", err, out)
+		if buildErr = testbin.Build("", "-o", filepath.Join(buildDir, "testapp"), "./internal/testapp"); buildErr != nil {
 			return
 		}
 		fake := filepath.Join(buildDir, "bin")

@@ -44,13 +44,24 @@ func Path() (string, error) {
 		}
 		path = filepath.Join(dir, "voicebox")
 		// Stripped, as `make build` builds it (tests/packaging packages this binary).
-		cmd := exec.Command("go", "build", "-tags", Tags, "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		built = Build(root, "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
 	})
 	return path, built
+}
+
+// Build runs `go build -tags Tags args…` in dir ("" for the current folder) with the toolchain that runs
+// the tests (GOROOT's go, else go on PATH).
+func Build(dir string, args ...string) error {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	cmd := exec.Command(goTool, append([]string{"build", "-tags", Tags}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 // Cleanup removes a binary this package built; call it from TestMain after m.Run.
