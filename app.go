@@ -189,14 +189,10 @@ func (a *App) forwardVoiceAudio(ctx context.Context) {
 	audio, stop := a.host.Voice.SubscribeAudio()
 	go func() {
 		defer stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case frame := <-audio:
-				runtime.EventsEmit(ctx, "voice:audio", pcm.EncodeBase64(frame))
-			}
-		}
+		events.Follow(ctx, audio, func(frame []byte) bool {
+			runtime.EventsEmit(ctx, "voice:audio", pcm.EncodeBase64(frame))
+			return true
+		})
 	}()
 }
 

@@ -53,6 +53,19 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// WriteClose writes data to f, syncs it to disk and closes it, and returns the first error; f is closed
+// either way.
+func WriteClose(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // WriteIn replaces name inside r with data: a temporary file beside it (created exclusively, with perm
 // less the umask), fsync, rename over name, fsync of the folder. On an error the temporary file is
 // removed and name is untouched.
@@ -65,16 +78,9 @@ func WriteIn(r *os.Root, name string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
+	if err := WriteClose(f, data); err != nil {
 		r.Remove(tmp)
-		return werr
+		return err
 	}
 	if err := r.Rename(tmp, name); err != nil {
 		r.Remove(tmp)

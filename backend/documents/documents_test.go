@@ -8,12 +8,19 @@ import (
 	"testing"
 )
 
-func TestOpenAndRead(t *testing.T) {
-	dir := t.TempDir()
-	page := filepath.Join(dir, "calc.html")
-	if err := os.WriteFile(page, []byte("<title>Calc</title>"), 0o644); err != nil {
+// tempPage writes content to a file called name in a new folder, and returns the folder and the file.
+func tempPage(t *testing.T, name, content string) (dir, path string) {
+	t.Helper()
+	dir = t.TempDir()
+	path = filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, path
+}
+
+func TestOpenAndRead(t *testing.T) {
+	dir, page := tempPage(t, "calc.html", "<title>Calc</title>")
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
 	os.Mkdir(filepath.Join(dir, "folder.html"), 0o755)
 

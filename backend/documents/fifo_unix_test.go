@@ -5,16 +5,13 @@ package documents
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 )
 
 func TestReadRefusesAFileSwappedForAFIFO(t *testing.T) {
-	dir := t.TempDir()
-	page := filepath.Join(dir, "p.html")
-	os.WriteFile(page, []byte("x"), 0o644)
+	dir, page := tempPage(t, "p.html", "x")
 	tab := NewTable()
 	docs, _ := tab.Open(dir, []string{page})
 	if len(docs) != 1 {

@@ -35,14 +35,14 @@ const GatherWindow = 10 * time.Millisecond
 // blocking the publisher: each has a buffer, and what overflows it is dropped.
 type Bus struct {
 	mu        sync.Mutex
-	subs      map[chan Event]struct{}
+	subs      Fanout[Event]
 	latest    map[string]bool
 	transform map[string]func(any) any
 }
 
 // NewBus returns an empty bus.
 func NewBus() *Bus {
-	return &Bus{subs: make(map[chan Event]struct{}), latest: map[string]bool{}, transform: map[string]func(any) any{}}
+	return &Bus{subs: Fanout[Event]{CloseOnCancel: true}, latest: map[string]bool{}, transform: map[string]func(any) any{}}
 }
 
 // Transform makes fn turn the data of every event named name before anyone receives it (the activity log
@@ -65,19 +65,7 @@ func (b *Bus) Latest(names ...string) {
 
 // Subscribe returns a channel of events and a function that ends the subscription.
 func (b *Bus) Subscribe(buffer int) (<-chan Event, func()) {
-	ch := make(chan Event, buffer)
-	b.mu.Lock()
-	b.subs[ch] = struct{}{}
-	b.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			b.mu.Lock()
-			delete(b.subs, ch)
-			b.mu.Unlock()
-			close(ch)
-		})
-	}
+	return b.subs.Subscribe(buffer)
 }
 
 // Publish sends an event to every subscriber without waiting for any of them.
@@ -87,13 +75,7 @@ func (b *Bus) Publish(name string, data any) {
 	if fn := b.transform[name]; fn != nil {
 		data = fn(data)
 	}
-	ev := Event{Name: name, Data: data}
-	for ch := range b.subs {
-		select {
-		case ch <- ev:
-		default:
-		}
-	}
+	b.subs.Send(Event{Name: name, Data: data}) // under b.mu: subscribers see events in publishing order
 }
 
 // Gather returns first with every event that reaches ch within window after it, in order, where a state

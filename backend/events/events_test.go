@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -57,4 +58,46 @@ func TestGatherCoalescesStateNotices(t *testing.T) {
 	if got := fmt.Sprint(batch); got != "[{status 3} {line a} {line b}]" {
 		t.Errorf("gathered %s, want [{status 3} {line a} {line b}]", got)
 	}
+}
+
+// A Fanout without CloseOnCancel ends a subscription by forgetting the channel, not closing it: readers
+// that select on it beside their own stop signal never wake on a close. A full buffer misses the value.
+func TestFanoutWithoutCloseKeepsTheChannelOpen(t *testing.T) {
+	var f Fanout[int]
+	ch, cancel := f.Subscribe(1)
+	f.Send(1)
+	f.Send(2) // the buffer is full: missed
+	if v := <-ch; v != 1 {
+		t.Fatalf("got %d, want 1", v)
+	}
+	cancel()
+	cancel()
+	f.Send(3)
+	select {
+	case v, open := <-ch:
+		t.Fatalf("after cancel: got %d (open %v), want nothing", v, open)
+	default:
+	}
+}
+
+// Follow hands on values in order and stops when fn says so, when the channel closes, or when ctx ends.
+func TestFollowStops(t *testing.T) {
+	ch := make(chan int, 3)
+	ch <- 1
+	ch <- 2
+	ch <- 3
+	var got []int
+	Follow(context.Background(), ch, func(v int) bool { got = append(got, v); return v < 2 })
+	if fmt.Sprint(got) != "[1 2]" {
+		t.Fatalf("fn said stop at 2: got %v", got)
+	}
+	close(ch)
+	got = nil
+	Follow(context.Background(), ch, func(v int) bool { got = append(got, v); return true })
+	if fmt.Sprint(got) != "[3]" {
+		t.Fatalf("until the close: got %v, want [3]", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Follow(ctx, make(chan int), func(int) bool { t.Fatal("no value was sent"); return false })
 }

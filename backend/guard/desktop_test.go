@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -128,15 +127,7 @@ func testApp(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-tags", "desktop,production,webkit2_41",
-			"-o", filepath.Join(buildDir, "testapp"), "./internal/testapp")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building internal/testapp: %v\n%s", err, out)
+		if buildErr = testbin.Build("", "-o", filepath.Join(buildDir, "testapp"), "./internal/testapp"); buildErr != nil {
 			return
 		}
 		fake := filepath.Join(buildDir, "bin")
@@ -152,6 +143,8 @@ func testApp(t *testing.T) string {
 	return filepath.Join(buildDir, "testapp")
 }
 
+// runApp runs the test app's scenario under Xvfb and returns what it recorded; the events and the output
+// are dumped if t fails.
 func runApp(t *testing.T, scenario string, env ...string) *result {
 	t.Helper()
 	bin := testApp(t)
@@ -193,12 +186,15 @@ func runApp(t *testing.T, scenario string, env ...string) *result {
 	if b, ferr := os.ReadFile(openLog); ferr == nil {
 		res.opened = strings.Fields(string(b))
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			res.dump(t)
+		}
+	})
 	if ctx.Err() != nil || len(res.events) == 0 {
-		res.dump(t)
 		t.Fatalf("%s: the test app did not run to the end (err %v); output:\n%s", scenario, err, res.stderr)
 	}
 	if _, ok := res.first("exit"); !ok {
-		res.dump(t)
 		t.Fatalf("%s: the test app did not exit cleanly; output:\n%s", scenario, res.stderr)
 	}
 	return res
@@ -215,11 +211,6 @@ func expect(t *testing.T, r *result, ev, want string) {
 func TestGuardConfinesIPC(t *testing.T) {
 	needDesktop(t)
 	r := runApp(t, "leak")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	if !r.logContains("active: IPC confined to wails://wails") {
 		t.Error("the guard did not report itself active")
 	}
@@ -259,11 +250,6 @@ func TestGuardConfinesIPC(t *testing.T) {
 func TestUnguardedLeakIsVisible(t *testing.T) {
 	needDesktop(t)
 	r := runApp(t, "leak", UnsafeNoGuardEnv+"=1")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	expect(t, r, "room:flag", "false")
 	expect(t, r, "room:handler-in-page", "true")
 	calls := map[string]bool{}
@@ -296,11 +282,6 @@ func TestUnguardedLeakIsVisible(t *testing.T) {
 func TestWatchdogRecoversFromHungFrame(t *testing.T) {
 	needDesktop(t)
 	r := runApp(t, "watchdog")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	hang, ok := r.first("frame:hang:start")
 	if !ok {
 		t.Fatal("the hanging frame never started")
@@ -332,15 +313,10 @@ func TestWatchdogRecoversFromHungFrame(t *testing.T) {
 }
 
 // runPaused runs the "stopped" scenario (env says how the web process is kept from running, and for how
-// long) and returns when it was kept from running and when it ran again. The events are dumped if t fails.
+// long) and returns when it was kept from running and when it ran again.
 func runPaused(t *testing.T, env ...string) (r *result, paused, resumed event) {
 	needDesktop(t)
 	r = runApp(t, "stopped", env...)
-	t.Cleanup(func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	})
 	paused, ok1 := r.first("stopped")
 	resumed, ok2 := r.first("continued")
 	if !ok1 || !ok2 {
@@ -400,11 +376,6 @@ func TestWatchdogRestartsAStoppedRoom(t *testing.T) {
 func TestMicrophoneOnlyForTheRoom(t *testing.T) {
 	needDesktop(t)
 	r := runApp(t, "perm", MockCaptureEnv+"=1")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	expect(t, r, "room:secure-context", "true")
 	expect(t, r, "room:gum-audio", "ok:audio")
 	expect(t, r, "room:gum-audio-again", "ok:audio")
@@ -426,11 +397,6 @@ func TestMicrophoneOnlyForTheRoom(t *testing.T) {
 func TestNavigationStaysInTheRoom(t *testing.T) {
 	needDesktop(t, "xdotool")
 	r := runApp(t, "nav")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	confirms := map[string]bool{}
 	for _, e := range r.all("confirm") {
 		confirms[e.V] = true
@@ -491,11 +457,6 @@ func TestNavigationStaysInTheRoom(t *testing.T) {
 func TestTopFrameBlankIsReplacedByTheRoom(t *testing.T) {
 	needDesktop(t, "xdotool")
 	r := runApp(t, "navblank")
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	if _, ok := r.first("frame:bridge:click"); !ok {
 		t.Fatal("the click did not reach the bridge")
 	}
@@ -522,11 +483,6 @@ func TestNoLookupsForRefusedNames(t *testing.T) {
 	resolver := testbin.ResolverLog(t)
 	label := lookupLabel()
 	r := runApp(t, "lookups", append(resolver.Env, "GUARDLAB_LABEL="+label)...)
-	defer func() {
-		if t.Failed() {
-			r.dump(t)
-		}
-	}()
 	if !r.logContains("network quiet: enable-webrtc=0 LinkDNSPrefetch=0 LinkPreconnect=0 LinkPreconnectEarlyHints=0 LinkPrefetch=0") {
 		t.Error("the guard did not turn WebRTC and the resource hints off (or did not read them back)")
 	}

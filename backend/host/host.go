@@ -156,17 +156,10 @@ func (h *Host) Start(ctx context.Context) error {
 	changes, cancel := h.Store.Subscribe()
 	go func() {
 		defer cancel()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case _, ok := <-changes:
-				if !ok {
-					return
-				}
-				h.Bus.Publish(events.StoreChanged, nil)
-			}
-		}
+		events.Follow(ctx, changes, func(struct{}) bool {
+			h.Bus.Publish(events.StoreChanged, nil)
+			return true
+		})
 	}()
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/backend/voice/pcm"
 )
@@ -49,16 +50,7 @@ func audioSocket(w http.ResponseWriter, r *http.Request, m *voice.Manager) {
 	}
 	go func() {
 		defer cancel()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case pcm := <-audio:
-				if err := wsWrite(ctx, ws, websocket.MessageBinary, pcm); err != nil {
-					return
-				}
-			}
-		}
+		events.Follow(ctx, audio, func(pcm []byte) bool { return wsWrite(ctx, ws, websocket.MessageBinary, pcm) == nil })
 	}()
 	for {
 		typ, b, err := ws.Read(ctx)

@@ -3,12 +3,10 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -22,8 +20,7 @@ import (
 )
 
 type sessionFixture struct {
-	srv  *httptest.Server
-	host string
+	served
 	data string
 	fake *voicetest.Server
 	m    *voice.Manager
@@ -45,7 +42,7 @@ func newSessionFixture(t *testing.T) *sessionFixture {
 	f.srv, f.host = serve(t, func(host string) Options {
 		return Options{
 			Host:     host,
-			Room:     fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}},
+			Room:     testRoom,
 			Bus:      bus,
 			Services: []any{services.NewSessionService(f.m), services.NewSettingsService(st, bus, getenv)},
 			Voice:    f.m,

@@ -5,12 +5,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/store"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // The fixtures' shared parts: a real store on disk, the real handler on a real HTTP server, and one way to
@@ -24,9 +27,9 @@ const calcPage = "<!doctype html><title>Calculator</title><p>1+1"
 func openStore(t *testing.T, files map[string]string) (st *store.Store, workspace, data string) {
 	t.Helper()
 	workspace, data = t.TempDir(), t.TempDir()
-	write(t, filepath.Join(workspace, "calc.html"), calcPage)
+	testfs.Write(t, filepath.Join(workspace, "calc.html"), calcPage)
 	for name, content := range files {
-		write(t, filepath.Join(workspace, name), content)
+		testfs.Write(t, filepath.Join(workspace, name), content)
 	}
 	st, err := store.Open(store.Roots{Workspace: workspace, Data: data})
 	if err != nil {
@@ -56,19 +59,62 @@ func serve(t *testing.T, options func(host string) Options) (srv *httptest.Serve
 	return srv, host
 }
 
+// served is the handler's real HTTP server and the host:port it is bound to (serve).
+type served struct {
+	srv  *httptest.Server
+	host string
+}
+
+// testRoom is the room's files every fixture serves.
+var testRoom = fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}}
+
+// fixture is a real store on disk behind the real handler, served by a real HTTP server.
+type fixture struct {
+	served
+	workspace string
+	data      string
+}
+
+// RoomService is the configuration method every room has (host.RoomService in `voicebox serve`).
+type RoomService struct{ workspace string }
+
+func (r *RoomService) Config() (services.RoomConfig, error) {
+	return services.NewRoomConfig("serve", r.workspace, ""), nil
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	st, workspace, data := openStore(t, map[string]string{"notes.txt": "not html"})
+	f := &fixture{workspace: workspace, data: data}
+	f.srv, f.host = serve(t, func(host string) Options {
+		return Options{
+			Host:     host,
+			Room:     testRoom,
+			Bus:      events.NewBus(),
+			Services: []any{services.NewStoreService(st, nil), &RoomService{workspace}},
+			RoomCSP:  "default-src 'self'",
+		}
+	})
+	return f
+}
+
+func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
+	t.Helper()
+	status, out, _ := send(t, f.srv, c)
+	return status, out
+}
+
+// snapshot is the fixture's folders (tests/testfs), so a test can prove a refusal changed nothing.
+func (f *fixture) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	return testfs.Tree(t, f.workspace, f.data)
+}
+
+func sameTree(a, b map[string]string) bool { return len(testfs.Changes(a, b)) == 0 }
+
 // callTo is a call to a bound method by name with its arguments (a JSON array).
 func callTo(name, args string) call {
 	return call{method: "POST", path: CallPrefix + name, body: args}
-}
-
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // call is one request: a body is sent as ctype (application/json unless said); a "Host" header sets the

@@ -2,81 +2,14 @@ package httpapi
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
-	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
-
-// fixture is a real store on disk behind the real handler, served by a real HTTP server.
-type fixture struct {
-	srv       *httptest.Server
-	workspace string
-	data      string
-	host      string
-}
-
-// RoomService is the configuration method every room has (host.RoomService in `voicebox serve`).
-type RoomService struct{ workspace string }
-
-func (r *RoomService) Config() (services.RoomConfig, error) {
-	return services.NewRoomConfig("serve", r.workspace, ""), nil
-}
-
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	st, workspace, data := openStore(t, map[string]string{"notes.txt": "not html"})
-	f := &fixture{workspace: workspace, data: data}
-	f.srv, f.host = serve(t, func(host string) Options {
-		return Options{
-			Host:     host,
-			Room:     fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>room</title>")}},
-			Bus:      events.NewBus(),
-			Services: []any{services.NewStoreService(st, nil), &RoomService{workspace}},
-			RoomCSP:  "default-src 'self'",
-		}
-	})
-	return f
-}
-
-func (f *fixture) do(t *testing.T, c call) (int, map[string]any) {
-	t.Helper()
-	status, out, _ := send(t, f.srv, c)
-	return status, out
-}
-
-// snapshot reads every file under the roots, so a test can prove a refusal changed nothing.
-func (f *fixture) snapshot(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, root := range []string{f.workspace, f.data} {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				out[p] = string(b)
-			}
-			return nil
-		})
-	}
-	return out
-}
-
-func sameTree(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 // Every bound method answers by name with its argument array, as the desktop's bindings do.
 func TestCallsByName(t *testing.T) {
@@ -91,21 +24,20 @@ func TestCallsByName(t *testing.T) {
 	if page["kind"] != "page" || page["appId"] != "page_calc" || page["html"] != nil {
 		t.Fatalf("list entry = %v, want page_calc of kind page without html", page)
 	}
-	status, body = f.do(t, callTo("StoreService.Get", `["Calculator"]`))
-	if status != 200 || !strings.Contains(body["html"].(string), "1+1") {
-		t.Fatalf("get by title: got %d %v, want the page with its html", status, body)
-	}
-	status, body = f.do(t, callTo("StoreService.Get", `["nothing"]`))
-	if status != 404 || body["error"] != "mini-app-not-found" {
-		t.Fatalf("get unknown: got %d %v, want 404 mini-app-not-found", status, body)
-	}
-	status, body = f.do(t, callTo("StoreService.ReadFile", `["calc.html"]`))
-	if status != 200 || !strings.Contains(body["content"].(string), "Calculator") {
-		t.Fatalf("file: got %d %v", status, body)
-	}
-	status, body = f.do(t, callTo("StoreService.ReadFile", `["../etc/passwd"]`))
-	if status != 400 || body["error"] != "path-outside-root" {
-		t.Fatalf("file outside: got %d %v, want 400 path-outside-root", status, body)
+	for _, c := range []struct {
+		what, method, args string
+		status             int
+		field, holds       string // the answer's field and what it holds
+	}{
+		{"get by title", "StoreService.Get", `["Calculator"]`, 200, "html", "1+1"},
+		{"get unknown", "StoreService.Get", `["nothing"]`, 404, "error", "mini-app-not-found"},
+		{"file", "StoreService.ReadFile", `["calc.html"]`, 200, "content", "Calculator"},
+		{"file outside", "StoreService.ReadFile", `["../etc/passwd"]`, 400, "error", "path-outside-root"},
+	} {
+		status, body = f.do(t, callTo(c.method, c.args))
+		if got, _ := body[c.field].(string); status != c.status || !strings.Contains(got, c.holds) {
+			t.Fatalf("%s: got %d %v, want %d with %s holding %q", c.what, status, body, c.status, c.field, c.holds)
+		}
 	}
 
 	// Save promotes the page; saving raw HTML under the same name is refused with the owner named.
@@ -246,7 +178,7 @@ func TestDeleteAndRestoreOverHTTP(t *testing.T) {
 		t.Fatal("calc.html is still there")
 	}
 
-	write(t, calc, "<title>a new calc</title>")
+	testfs.Write(t, calc, "<title>a new calc</title>")
 	before := f.snapshot(t)
 	status, body = f.do(t, callTo("StoreService.Restore", `[{"undo":"`+undo+`"}]`))
 	if status != 409 || body["error"] != "restore-path-taken" || !sameTree(before, f.snapshot(t)) {

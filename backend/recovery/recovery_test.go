@@ -168,6 +168,15 @@ func notBlamed(t *testing.T, p Plan, titles ...string) {
 	}
 }
 
+// hangAfter lets d pass (an app spinning, then the guard's wait), declares the room hung, and returns the
+// plan its reload, room, takes.
+func hangAfter(tr *Tracker, c *clock, d time.Duration, room string) Plan {
+	c.pass(d)
+	tr.Hang(ReasonHang)
+	p, _ := tr.Take(room)
+	return p
+}
+
 // reopen plays the room reopening its plan one at a time (Probation after each ready) and returns the
 // room, with the clock at the last app's ready.
 func reopenPaced(t *testing.T, tr *Tracker, c *clock, room string, p Plan, n int) {
@@ -189,9 +198,7 @@ func TestSpinnerThatWaitsForOthers(t *testing.T) {
 	tr, c := newClocked()
 	must(t, tr, launch("r1", "s", "Spinner"), ready("r1", "s"), launch("r1", "a", "Notes"), ready("r1", "a"),
 		launch("r1", "b", "Todo"), ready("r1", "b"))
-	c.pass(6 * time.Second)
-	tr.Hang(ReasonHang)
-	p, _ := tr.Take("r2")
+	p := hangAfter(tr, c, 6*time.Second, "r2")
 	if p.Closed != nil || strings.Join(reopenIDs(p), ",") != "b,a,s" || p.ProbationMS != int(Probation.Milliseconds()) {
 		t.Fatalf("first plan %+v", p)
 	}
@@ -200,9 +207,7 @@ func TestSpinnerThatWaitsForOthers(t *testing.T) {
 		t.Errorf("notice %q does not say the watchdog does not know", p.Notices[0])
 	}
 	reopenPaced(t, tr, c, "r2", p, 3)
-	c.pass(6 * time.Second) // 4 s, then the guard's 2 s
-	tr.Hang(ReasonHang)
-	p, _ = tr.Take("r3")
+	p = hangAfter(tr, c, 6*time.Second, "r3") // 4 s, then the guard's 2 s
 	if p.Closed == nil || p.Closed.AppID != "s" || strings.Join(reopenIDs(p), ",") != "b,a" || p.ProbationMS != 0 {
 		t.Fatalf("second plan %+v", p)
 	}
@@ -222,16 +227,12 @@ func TestSpinnerOpenedLastIsSeparated(t *testing.T) {
 	tr, c := newClocked()
 	must(t, tr, launch("r1", "a", "Notes"), ready("r1", "a"), launch("r1", "b", "Todo"), ready("r1", "b"),
 		launch("r1", "s", "Spinner"), ready("r1", "s"))
-	c.pass(6 * time.Second)
-	tr.Hang(ReasonHang)
-	p, _ := tr.Take("r2")
+	p := hangAfter(tr, c, 6*time.Second, "r2")
 	if strings.Join(reopenIDs(p), ",") != "s,b,a" {
 		t.Fatalf("first plan %+v", p)
 	}
 	reopenPaced(t, tr, c, "r2", p, 2) // Spinner alone, then Todo: Spinner spins
-	c.pass(6 * time.Second)
-	tr.Hang(ReasonHang)
-	p, _ = tr.Take("r3")
+	p = hangAfter(tr, c, 6*time.Second, "r3")
 	if p.Closed != nil || strings.Join(reopenIDs(p), ",") != "a,b,s" || p.ProbationMS == 0 {
 		t.Fatalf("second plan %+v", p)
 	}
@@ -240,9 +241,7 @@ func TestSpinnerOpenedLastIsSeparated(t *testing.T) {
 		t.Errorf("notice %q", p.Notices[0])
 	}
 	reopenPaced(t, tr, c, "r3", p, 3)
-	c.pass(6 * time.Second)
-	tr.Hang(ReasonHang)
-	p, _ = tr.Take("r4")
+	p = hangAfter(tr, c, 6*time.Second, "r4")
 	if p.Closed == nil || p.Closed.AppID != "s" || strings.Join(reopenIDs(p), ",") != "a,b" {
 		t.Fatalf("third plan %+v", p)
 	}
@@ -253,13 +252,9 @@ func TestSpinnerOpenedLastIsSeparated(t *testing.T) {
 func TestSpinnerAloneWhileReopening(t *testing.T) {
 	tr, c := newClocked()
 	must(t, tr, launch("r1", "o", "Other"), ready("r1", "o"), launch("r1", "l", "Late"), ready("r1", "l"))
-	c.pass(3 * time.Second)
-	tr.Hang(ReasonHang)
-	p, _ := tr.Take("r2")
+	p := hangAfter(tr, c, 3*time.Second, "r2")
 	reopenPaced(t, tr, c, "r2", p, 1)
-	c.pass(3 * time.Second)
-	tr.Hang(ReasonHang)
-	p, _ = tr.Take("r3")
+	p = hangAfter(tr, c, 3*time.Second, "r3")
 	if p.Closed == nil || p.Closed.AppID != "l" || strings.Join(reopenIDs(p), ",") != "o" || p.ProbationMS != 0 {
 		t.Fatalf("plan %+v", p)
 	}

@@ -110,7 +110,7 @@ type Registry struct {
 	apps     map[string]*App
 	rooms    map[string]time.Time // room id → last seen
 	lastRoom string
-	subs     map[chan struct{}]struct{}
+	subs     events.Fanout[struct{}]
 
 	// The request channel (channel.go).
 	seq     uint64
@@ -126,7 +126,6 @@ func New(bus *events.Bus) *Registry {
 		bus:     bus,
 		apps:    map[string]*App{},
 		rooms:   map[string]time.Time{},
-		subs:    map[chan struct{}]struct{}{},
 		pending: map[string]*waiter{},
 		boxes:   map[string]*mailbox{},
 		anyWake: make(chan struct{}, 1),
@@ -233,29 +232,11 @@ func (r *Registry) Apps() []App {
 
 // Subscribe returns a channel that receives a value whenever the open apps or their tools change.
 func (r *Registry) Subscribe() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	r.mu.Lock()
-	r.subs[ch] = struct{}{}
-	r.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			r.mu.Lock()
-			delete(r.subs, ch)
-			r.mu.Unlock()
-		})
-	}
+	return r.subs.Subscribe(1) // one pending notice is enough: subscribers re-read Apps()
 }
 
 func (r *Registry) changed() {
-	r.mu.Lock()
-	for ch := range r.subs {
-		select {
-		case ch <- struct{}{}:
-		default: // one pending notice is enough: subscribers re-read Apps()
-		}
-	}
-	r.mu.Unlock()
+	r.subs.Send(struct{}{})
 	if r.bus != nil {
 		r.bus.Publish(EventChanged, nil)
 	}

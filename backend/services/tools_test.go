@@ -3,7 +3,6 @@ package services
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/store"
 	"github.com/voicebox/voicebox/backend/toolcontract"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // Pages opened from outside the store are named by the store's one slug and title rule (issue 12 §3):
@@ -84,11 +84,7 @@ func TestRegistryService(t *testing.T) {
 // like an app's) and every other page as a single page under its own name.
 func TestPrepareFolderApps(t *testing.T) {
 	ws := t.TempDir()
-	for name, body := range map[string]string{"pizza/index.html": "<title>Pizza</title>", "pizza/script.js": "1", "top.html": "<title>Top</title>"} {
-		p := filepath.Join(ws, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(body), 0o644)
-	}
+	testfs.Files(t, ws, map[string]string{"pizza/index.html": "<title>Pizza</title>", "pizza/script.js": "1", "top.html": "<title>Top</title>"})
 	st, err := store.Open(store.Roots{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)

@@ -119,6 +119,25 @@ func generateBenchTree(dir string) error {
 
 const benchWant = benchRootFiles + benchSubdirs*benchPerSubdir + benchShelfApps - benchProven + benchHomes*benchFilesInHome
 
+// openBench opens a store over the bench tree.
+func openBench(b *testing.B) (*Store, benchTree) {
+	b.Helper()
+	bt := getBenchTree(b)
+	s, err := Open(bt.roots())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, bt
+}
+
+// checkEntries fails unless s lists every entry of the bench tree.
+func checkEntries(b *testing.B, s *Store) {
+	b.Helper()
+	if got := len(s.List()); got != benchWant {
+		b.Fatalf("entries: got %d, want %d", got, benchWant)
+	}
+}
+
 // BenchmarkColdScan: Open (walk, stat, read every title and record,
 // classify) with no cache. The OS page cache is warm after the first run.
 func BenchmarkColdScan(b *testing.B) {
@@ -129,35 +148,23 @@ func BenchmarkColdScan(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if got := len(s.List()); got != benchWant {
-			b.Fatalf("entries: got %d, want %d", got, benchWant)
-		}
+		checkEntries(b, s)
 	}
 	b.ReportMetric(float64(benchWant), "entries")
 }
 
 // BenchmarkWarmList: List on an opened store (a copy of the snapshot).
 func BenchmarkWarmList(b *testing.B) {
-	bt := getBenchTree(b)
-	s, err := Open(bt.roots())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, _ := openBench(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if got := len(s.List()); got != benchWant {
-			b.Fatalf("entries: got %d, want %d", got, benchWant)
-		}
+		checkEntries(b, s)
 	}
 }
 
 // BenchmarkWarmRescan: a full Rescan with the title cache warm (stat only).
 func BenchmarkWarmRescan(b *testing.B) {
-	bt := getBenchTree(b)
-	s, err := Open(bt.roots())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, _ := openBench(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.Rescan()
@@ -166,11 +173,7 @@ func BenchmarkWarmRescan(b *testing.B) {
 
 // BenchmarkResolveTitle: the slowest lookup path (a title, step 4).
 func BenchmarkResolveTitle(b *testing.B) {
-	bt := getBenchTree(b)
-	s, err := Open(bt.roots())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, _ := openBench(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Resolve("sandbox x/y/e.html"); err != nil {
@@ -205,11 +208,7 @@ func BenchmarkFindBaseline(b *testing.B) {
 // file in the workspace root (2,000 entries in that folder): re-read that
 // folder, read the changed file, rebuild the snapshot.
 func BenchmarkIncrementalChange(b *testing.B) {
-	bt := getBenchTree(b)
-	s, err := Open(bt.roots())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, bt := openBench(b)
 	p := filepath.Join(bt.ws, "page-00500.html")
 	orig, err := os.ReadFile(p)
 	if err != nil {

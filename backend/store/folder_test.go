@@ -4,23 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
-// pizza writes a folder app into dir: index.html beside its script, style, data, a second page, a nested
-// file and a dotfile.
+// pizzaFiles are a folder app: index.html beside its script, style, data, a second page, a nested file
+// and a dotfile.
+var pizzaFiles = map[string]string{"index.html": page("Pizza Oven"), "page2.html": page("Pizza Page Two"),
+	"script.js": "window.pizza = 1;", "style.css": "body{color:red}", "data.json": `{"slices":8}`,
+	"lib/x.js": "export const x = 1;", ".env": "SECRET=1"}
+
+// pizza writes the folder app into dir.
 func pizza(t testing.TB, dir string) {
 	t.Helper()
-	write(t, filepath.Join(dir, "index.html"), page("Pizza Oven"))
-	write(t, filepath.Join(dir, "page2.html"), page("Pizza Page Two"))
-	write(t, filepath.Join(dir, "script.js"), "window.pizza = 1;")
-	write(t, filepath.Join(dir, "style.css"), "body{color:red}")
-	write(t, filepath.Join(dir, "data.json"), `{"slices":8}`)
-	write(t, filepath.Join(dir, "lib", "x.js"), "export const x = 1;")
-	write(t, filepath.Join(dir, ".env"), "SECRET=1")
+	testfs.Files(t, dir, pizzaFiles)
 }
 
 func TestFolderAppDiscovery(t *testing.T) {
@@ -216,17 +218,17 @@ func TestFolderSaveDeleteOwnership(t *testing.T) {
 		t.Fatalf("saved: %+v", saved)
 	}
 	// The copy is what the app may load: no dotfiles; the record names the workspace page.
-	want := map[string]string{"index.html": page("Pizza Oven"), "page2.html": page("Pizza Page Two"), "script.js": "window.pizza = 1;",
-		"style.css": "body{color:red}", "data.json": `{"slices":8}`, "lib/x.js": "export const x = 1;"}
+	want := maps.Clone(pizzaFiles)
+	delete(want, ".env")
 	got := tree(t, copyDir)
-	delete(got, ".")
-	delete(got, "lib")
+	delete(got, copyDir)
+	delete(got, filepath.Join(copyDir, "lib"))
 	if len(got) != len(want) {
 		t.Errorf("copy holds %v", got)
 	}
 	for rel, content := range want {
-		if got[filepath.FromSlash(rel)] != "file:"+content {
-			t.Errorf("copy of %s: %q", rel, got[rel])
+		if p := filepath.Join(copyDir, filepath.FromSlash(rel)); got[p] != "file:"+content {
+			t.Errorf("copy of %s: %q", rel, got[p])
 		}
 	}
 	if m := readMetaMap(t, filepath.Join(e.shelf, "pizza.meta.json")); m["workspacePath"] != "pizza/index.html" || m["appId"] != "app_pizza" {

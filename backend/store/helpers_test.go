@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // env is a fresh workspace + data folder in t.TempDir. The shelf and the
@@ -35,6 +36,17 @@ func newEnv(t testing.TB) env {
 	return e
 }
 
+// otherWorkspace makes a second workspace folder beside e's, holding pages (file name → title).
+func (e env) otherWorkspace(t testing.TB, pages map[string]string) string {
+	t.Helper()
+	other := filepath.Join(e.base, "other")
+	mkdir(t, other)
+	for name, title := range pages {
+		write(t, filepath.Join(other, name), page(title))
+	}
+	return other
+}
+
 func (e env) roots(extra ...string) Roots {
 	return Roots{Workspace: e.ws, Data: e.data, SandboxRoots: extra}
 }
@@ -56,22 +68,12 @@ func mkdir(t testing.TB, p string) {
 	}
 }
 
-func write(t testing.TB, p, content string) {
-	t.Helper()
-	mkdir(t, filepath.Dir(p))
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t testing.TB, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("read %s: %v", p, err)
-	}
-	return string(b)
-}
+// write, read and tree are the shared file steps (tests/testfs).
+var (
+	write = testfs.Write
+	read  = testfs.Read
+	tree  = testfs.Tree
+)
 
 func exists(p string) bool {
 	_, err := os.Lstat(p)
@@ -130,44 +132,11 @@ func ids(list []Entry) []string {
 	return out
 }
 
-// tree returns every path under root with its bytes (or link target), to
-// compare a folder before and after an operation that must write nothing.
-func tree(t testing.TB, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			tgt, _ := os.Readlink(p)
-			out[rel] = "link:" + tgt
-		case d.IsDir():
-			out[rel] = "dir"
-		default:
-			b, _ := os.ReadFile(p)
-			out[rel] = "file:" + string(b)
-		}
-		return nil
-	})
-	return out
-}
-
+// sameTree fails the test for every path that appeared, disappeared or changed between two trees.
 func sameTree(t testing.TB, before, after map[string]string) {
 	t.Helper()
-	for k, v := range before {
-		if w, ok := after[k]; !ok {
-			t.Errorf("tree: %s disappeared", k)
-		} else if w != v {
-			t.Errorf("tree: %s changed: got %.60q, want %.60q", k, w, v)
-		}
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			t.Errorf("tree: %s appeared", k)
-		}
+	for _, c := range testfs.Changes(before, after) {
+		t.Errorf("tree: %s", c)
 	}
 }
 

@@ -85,26 +85,32 @@ func (s *Store) snapshot() *snapshot {
 // case-insensitively. The first step that matches anything decides, and
 // within a step an app outranks a page. No HTML.
 func (s *Store) Resolve(ref string) (Entry, error) {
-	if err := checkRef(ref); err != nil {
+	it, err := s.resolve(ref)
+	if err != nil {
 		return Entry{}, err
+	}
+	return it.Entry, nil
+}
+
+// resolve is Resolve's item (the entry and where it lies), or ErrNotFound.
+func (s *Store) resolve(ref string) (*item, error) {
+	if err := checkRef(ref); err != nil {
+		return nil, err
 	}
 	it := resolveIn(s.snapshot(), ref)
 	if it == nil {
-		return Entry{}, errNotFound(ref)
+		return nil, errNotFound(ref)
 	}
-	return it.Entry, nil
+	return it, nil
 }
 
 // Get is Resolve plus the HTML, read from disk through the entry's root
 // (never through a link leaving it). Files over MaxHTMLBytes are refused
 // with ErrTooLarge.
 func (s *Store) Get(ref string) (Entry, error) {
-	if err := checkRef(ref); err != nil {
+	it, err := s.resolve(ref)
+	if err != nil {
 		return Entry{}, err
-	}
-	it := resolveIn(s.snapshot(), ref)
-	if it == nil {
-		return Entry{}, errNotFound(ref)
 	}
 	b, err := readInRoot(it.rootPath, it.rel)
 	if err != nil {

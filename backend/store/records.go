@@ -6,26 +6,29 @@ import (
 	"time"
 )
 
-// metaRec is a parsed <slug>.meta.json.
-type metaRec struct {
-	AppID         string
-	Title         string
-	WorkspacePath string
-	WorkspaceRoot string
-	SourcePath    string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+// metaNames are what a shelf record (<slug>.meta.json) says of its app: its id and title, and the
+// workspace file it was saved from.
+type metaNames struct {
+	AppID         string `json:"appId"`
+	Title         string `json:"title"`
+	WorkspacePath string `json:"workspacePath,omitempty"`
+	WorkspaceRoot string `json:"workspaceRoot,omitempty"`
+	SourcePath    string `json:"sourcePath,omitempty"`
 }
 
-// metaFile is the on-disk form of a shelf record.
+// metaRec is a parsed <slug>.meta.json.
+type metaRec struct {
+	metaNames
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// metaFile is the on-disk form of a shelf record. Its times are read leniently (parseJSONTime) and
+// written as RFC 3339 strings.
 type metaFile struct {
-	AppID         string          `json:"appId"`
-	Title         string          `json:"title"`
-	WorkspacePath string          `json:"workspacePath,omitempty"`
-	WorkspaceRoot string          `json:"workspaceRoot,omitempty"`
-	SourcePath    string          `json:"sourcePath,omitempty"`
-	CreatedAt     json.RawMessage `json:"createdAt,omitempty"`
-	UpdatedAt     json.RawMessage `json:"updatedAt,omitempty"`
+	metaNames
+	CreatedAt json.RawMessage `json:"createdAt,omitempty"`
+	UpdatedAt json.RawMessage `json:"updatedAt,omitempty"`
 }
 
 func parseMeta(b []byte) (*metaRec, error) {
@@ -33,15 +36,18 @@ func parseMeta(b []byte) (*metaRec, error) {
 	if err := json.Unmarshal(b, &mf); err != nil {
 		return nil, err
 	}
-	return &metaRec{
-		AppID:         mf.AppID,
-		Title:         displayTitle(mf.Title), // a record on disk may have been written by anyone
-		WorkspacePath: mf.WorkspacePath,
-		WorkspaceRoot: mf.WorkspaceRoot,
-		SourcePath:    mf.SourcePath,
-		CreatedAt:     parseJSONTime(mf.CreatedAt),
-		UpdatedAt:     parseJSONTime(mf.UpdatedAt),
-	}, nil
+	mf.Title = displayTitle(mf.Title) // a record on disk may have been written by anyone
+	return &metaRec{metaNames: mf.metaNames, CreatedAt: parseJSONTime(mf.CreatedAt), UpdatedAt: parseJSONTime(mf.UpdatedAt)}, nil
+}
+
+func encodeMeta(m *metaRec) []byte {
+	b, _ := json.MarshalIndent(metaFile{m.metaNames, jsonTime(m.CreatedAt), jsonTime(m.UpdatedAt)}, "", "  ")
+	return append(b, '\n')
+}
+
+func jsonTime(t time.Time) json.RawMessage {
+	b, _ := json.Marshal(t.UTC().Format(time.RFC3339Nano))
+	return b
 }
 
 // parseJSONTime accepts an RFC 3339 string or a number of milliseconds since

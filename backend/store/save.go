@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,21 +92,6 @@ func readMetaIn(r *os.Root, base string) *metaRec {
 		return nil
 	}
 	return m
-}
-
-func encodeMeta(m *metaRec) []byte {
-	mf := struct {
-		AppID         string `json:"appId"`
-		Title         string `json:"title"`
-		WorkspacePath string `json:"workspacePath,omitempty"`
-		WorkspaceRoot string `json:"workspaceRoot,omitempty"`
-		SourcePath    string `json:"sourcePath,omitempty"`
-		CreatedAt     string `json:"createdAt"`
-		UpdatedAt     string `json:"updatedAt"`
-	}{m.AppID, m.Title, m.WorkspacePath, m.WorkspaceRoot, m.SourcePath,
-		m.CreatedAt.UTC().Format(time.RFC3339Nano), m.UpdatedAt.UTC().Format(time.RFC3339Nano)}
-	b, _ := json.MarshalIndent(mf, "", "  ")
-	return append(b, '\n')
 }
 
 // refreshLocked re-reads the given folders (a root that just appeared is
@@ -237,7 +221,7 @@ func (s *Store) promoteLocked(page *item) (Entry, error) {
 		}
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
-	m := &metaRec{Title: page.Title}
+	m := &metaRec{metaNames: metaNames{Title: page.Title}}
 	switch page.Source {
 	case SourceWorkspace:
 		m.WorkspacePath = page.rel
@@ -450,5 +434,5 @@ func (s *Store) saveNew(name, slug string, src *saveSource) (Entry, error) {
 		return Entry{}, &NameTakenError{Name: slug, Owner: owner.Entry}
 	}
 	title := titleOr(extractTitle(src.html[:min(len(src.html), titleScanBytes)]), strings.TrimSpace(name))
-	return s.writeNewLocked(slug, src, &metaRec{Title: title})
+	return s.writeNewLocked(slug, src, &metaRec{metaNames: metaNames{Title: title}})
 }

@@ -541,9 +541,8 @@ func TestOpenWithMissingFolders(t *testing.T) {
 
 func TestSetWorkspace(t *testing.T) {
 	e := newEnv(t)
-	other := filepath.Join(e.base, "other")
 	write(t, filepath.Join(e.ws, "one.html"), page("One"))
-	write(t, filepath.Join(other, "two.html"), page("Two"))
+	other := e.otherWorkspace(t, map[string]string{"two.html": "Two"})
 	s := e.open(t)
 	if err := s.SetWorkspace(other); err != nil {
 		t.Fatal(err)
@@ -567,9 +566,8 @@ func TestSetWorkspace(t *testing.T) {
 // through the app.
 func TestProofDoesNotFollowIntoAnotherWorkspace(t *testing.T) {
 	e := newEnv(t)
-	other := filepath.Join(e.base, "other")
 	write(t, filepath.Join(e.ws, "index.html"), page("Mine"))
-	write(t, filepath.Join(other, "index.html"), page("Theirs"))
+	other := e.otherWorkspace(t, map[string]string{"index.html": "Theirs"})
 	s := e.open(t)
 	if _, err := s.SaveRef("index.html"); err != nil {
 		t.Fatal(err)
@@ -602,5 +600,21 @@ func TestOrphanRecordDoesNotHoldName(t *testing.T) {
 	}
 	if m := readMetaMap(t, filepath.Join(e.shelf, "calc.meta.json")); m["workspacePath"] != "calc.html" || m["title"] != "Calc" {
 		t.Fatalf("record not replaced: %v", m)
+	}
+}
+
+// A record is written in one form (times as RFC 3339 strings, empty places left out) and reads back whole.
+func TestRecordEncoding(t *testing.T) {
+	at := time.Date(2024, 1, 2, 3, 4, 5, 500_000_000, time.UTC)
+	m := &metaRec{metaNames: metaNames{AppID: "app_x", Title: "X", WorkspacePath: "x.html"}, CreatedAt: at.Add(-time.Hour), UpdatedAt: at}
+	want := "{\n  \"appId\": \"app_x\",\n  \"title\": \"X\",\n  \"workspacePath\": \"x.html\",\n" +
+		"  \"createdAt\": \"2024-01-02T02:04:05.5Z\",\n  \"updatedAt\": \"2024-01-02T03:04:05.5Z\"\n}\n"
+	b := encodeMeta(m)
+	if string(b) != want {
+		t.Fatalf("encoded\n%s\nwant\n%s", b, want)
+	}
+	back, err := parseMeta(b)
+	if err != nil || *back != *m {
+		t.Fatalf("read back %+v (%v), want %+v", back, err, m)
 	}
 }

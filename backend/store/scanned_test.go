@@ -26,8 +26,7 @@ func TestScannedSaysWhatIsWalked(t *testing.T) {
 	if !titles["One"] || titles["Two"] {
 		t.Fatalf("listed %v: want One (depth 1) and not Two (depth 2)", titles)
 	}
-	other := filepath.Join(e.base, "other")
-	mkdir(t, other)
+	other := e.otherWorkspace(t, nil)
 	if err := s.SetWorkspace(other); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/voicebox/voicebox/backend/events"
 )
 
 // Kind says whether an entry is a saved mini-app or a plain page.
@@ -137,9 +139,7 @@ type Store struct {
 	// firstScan is closed once the first scan is done: reads wait for it.
 	firstScan chan struct{}
 
-	subMu   sync.Mutex
-	subs    map[int]chan struct{}
-	nextSub int
+	subs events.Fanout[struct{}] // change notices, closed on cancel
 
 	// watch loop bookkeeping.
 	evMu     sync.Mutex
@@ -198,7 +198,7 @@ func newStore(r Roots) (*Store, error) {
 		dirs:      map[string]*dirState{},
 		pending:   map[string]string{},
 		watched:   map[string]bool{},
-		subs:      map[int]chan struct{}{},
+		subs:      events.Fanout[struct{}]{CloseOnCancel: true},
 		evPaths:   map[string]struct{}{},
 		kick:      make(chan struct{}, 1),
 		snap:      emptySnapshot(),
@@ -292,30 +292,9 @@ func (s *Store) List() []Entry {
 // Subscribe returns a channel that receives a (coalesced) notification after
 // each change of the list, and a cancel function that closes it.
 func (s *Store) Subscribe() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	s.subMu.Lock()
-	id := s.nextSub
-	s.nextSub++
-	s.subs[id] = ch
-	s.subMu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			s.subMu.Lock()
-			delete(s.subs, id)
-			close(ch)
-			s.subMu.Unlock()
-		})
-	}
+	return s.subs.Subscribe(1)
 }
 
 func (s *Store) notify() {
-	s.subMu.Lock()
-	defer s.subMu.Unlock()
-	for _, ch := range s.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	s.subs.Send(struct{}{})
 }

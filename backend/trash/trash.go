@@ -47,6 +47,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/voicebox/voicebox/backend/atomicfile"
 )
 
 // Refusals. Every error of this package that is not an I/O failure wraps one of these, and its message
@@ -210,14 +212,7 @@ func (c can) put(dir *os.File, dirPath, name string) (Item, error) {
 		if err != nil {
 			return Item{}, fmt.Errorf("%w: %v", errNotHere, err)
 		}
-		_, werr := f.WriteString(body)
-		if werr == nil {
-			werr = f.Sync()
-		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
+		if werr := atomicfile.WriteClose(f, []byte(body)); werr != nil {
 			os.Remove(info)
 			return Item{}, fmt.Errorf("%w: %v", errNotHere, werr)
 		}

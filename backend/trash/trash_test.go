@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // open opens a folder for Move and Restore, closed when the test ends.
@@ -24,24 +26,11 @@ func open(t *testing.T, dir string) *os.File {
 	return f
 }
 
-func write(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// write and read are the shared file steps (tests/testfs).
+var (
+	write = testfs.Write
+	read  = testfs.Read
+)
 
 func gone(p string) bool {
 	_, err := os.Lstat(p)

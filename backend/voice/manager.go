@@ -27,7 +27,7 @@ type Manager struct {
 	lines   []Line
 	lineIdx map[string]int // line id → index in lines
 	seq     int
-	subs    map[chan []byte]struct{}
+	audio   events.Fanout[[]byte] // the model's audio, to SubscribeAudio's channels
 	closed  bool
 
 	tools toolsets // the declarations of the newest snapshot, per provider
@@ -53,7 +53,7 @@ func New(cfg Config) *Manager {
 	if cfg.Exposed == nil {
 		cfg.Exposed = exposed.New(cfg.Registry)
 	}
-	m := &Manager{cfg: cfg, mode: ModePushToTalk, lineIdx: map[string]int{}, subs: map[chan []byte]struct{}{}}
+	m := &Manager{cfg: cfg, mode: ModePushToTalk, lineIdx: map[string]int{}}
 	m.status = Status{State: StateIdle, Mode: m.mode}
 	return m
 }
@@ -94,18 +94,7 @@ func (m *Manager) ClearTranscript() {
 // SubscribeAudio returns the model's audio as PCM16 mono at RoomOutputRate, frame by frame. A slow
 // subscriber loses frames rather than stalling the session.
 func (m *Manager) SubscribeAudio() (<-chan []byte, func()) {
-	ch := make(chan []byte, 256)
-	m.mu.Lock()
-	m.subs[ch] = struct{}{}
-	m.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			m.mu.Lock()
-			delete(m.subs, ch)
-			m.mu.Unlock()
-		})
-	}
+	return m.audio.Subscribe(256)
 }
 
 func (m *Manager) broadcastAudio(s *session, pcm []byte) {
@@ -114,12 +103,7 @@ func (m *Manager) broadcastAudio(s *session, pcm []byte) {
 	if m.cur != s {
 		return
 	}
-	for ch := range m.subs {
-		select {
-		case ch <- pcm:
-		default:
-		}
-	}
+	m.audio.Send(pcm)
 }
 
 // Keys says, per provider, whether a key is available and where it comes from ("settings", "env" or "").

@@ -79,6 +79,31 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// hear reads n bytes of the model's audio from audio; it fails if ctx ends first.
+func hear(t *testing.T, ctx context.Context, audio <-chan []byte, n int) []byte {
+	t.Helper()
+	var got []byte
+	for len(got) < n {
+		select {
+		case b := <-audio:
+			got = append(got, b...)
+		case <-ctx.Done():
+			t.Fatalf("got %d of %d bytes of audio", len(got), n)
+		}
+	}
+	return got
+}
+
+// scoreboardRig is a rig with the scoreboard app open and a session of provider started.
+func scoreboardRig(t *testing.T, provider string) (*rig, *voicetest.Conn) {
+	t.Helper()
+	r := newRig(t, provider)
+	if err := r.room.Open(registrytest.Scoreboard()); err != nil {
+		t.Fatal(err)
+	}
+	return r, r.start(provider)
+}
+
 // start starts the session and returns the fake's side of the connection.
 func (r *rig) start(provider string) *voicetest.Conn {
 	r.t.Helper()
@@ -86,11 +111,27 @@ func (r *rig) start(provider string) *voicetest.Conn {
 	if _, err := r.m.Start(ctx, provider); err != nil {
 		r.t.Fatalf("start %s: %v", provider, err)
 	}
+	return r.accept(ctx)
+}
+
+// accept takes the session's next connection to the fake provider.
+func (r *rig) accept(ctx context.Context) *voicetest.Conn {
+	r.t.Helper()
 	c, err := r.fake.Accept(ctx)
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	return c
+}
+
+// awaitType waits for the client's next message of type typ on c.
+func awaitType(t *testing.T, ctx context.Context, c *voicetest.Conn, typ string) voicetest.Msg {
+	t.Helper()
+	m, err := c.AwaitType(ctx, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func (r *rig) events(name string) []events.Event {
@@ -140,11 +181,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestOpenAISetupDeclaresVerbsAndOpenTools(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI)
-	if err := r.room.Open(registrytest.Scoreboard()); err != nil {
-		t.Fatal(err)
-	}
-	c := r.start(voice.ProviderOpenAI)
+	r, c := scoreboardRig(t, voice.ProviderOpenAI)
 	if got := c.Header.Get("Authorization"); got != "Bearer "+testKey {
 		t.Fatalf("Authorization header %q", got)
 	}
@@ -188,9 +225,7 @@ func TestOpenAISetupDeclaresVerbsAndOpenTools(t *testing.T) {
 }
 
 func TestOpenAIFunctionCallRunsAndAnswers(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(registrytest.Scoreboard())
-	c := r.start(voice.ProviderOpenAI)
+	r, c := scoreboardRig(t, voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	if err := c.FunctionCalls("resp_1", voicetest.Call{ID: "call_1", Name: "scoreboard__set_score", Args: `{"team":"home","points":3}`}); err != nil {
 		t.Fatal(err)
@@ -224,9 +259,7 @@ func TestOpenAIFunctionCallRunsAndAnswers(t *testing.T) {
 }
 
 func TestOpenAIBadArgumentsRefusedBeforeDispatch(t *testing.T) {
-	r := newRig(t, voice.ProviderOpenAI)
-	r.room.Open(registrytest.Scoreboard())
-	c := r.start(voice.ProviderOpenAI)
+	r, c := scoreboardRig(t, voice.ProviderOpenAI)
 	ctx := ctxT(t, 5*time.Second)
 	c.FunctionCalls("resp_1",
 		voicetest.Call{ID: "c_type", Name: "scoreboard__set_score", Args: `{"team":"home","points":"three"}`},
@@ -483,15 +516,7 @@ func TestOpenAIAudioOutAndTranscript(t *testing.T) {
 			c.AwaitType(ctx, "response.create")
 			pcm := tone(12000) // half a second at 24 kHz
 			c.Speak("resp_1", "Home leads three to nothing.", pcm)
-			var got []byte
-			for len(got) < len(pcm) {
-				select {
-				case b := <-audio:
-					got = append(got, b...)
-				case <-ctx.Done():
-					t.Fatalf("got %d of %d bytes of audio", len(got), len(pcm))
-				}
-			}
+			got := hear(t, ctx, audio, len(pcm))
 			if string(got) != string(pcm) {
 				t.Fatal("audio changed on the way")
 			}
@@ -570,10 +595,7 @@ func TestOpenAIReconnectKeepsTranscriptAndReplaysIt(t *testing.T) {
 	waitFor(t, "two lines", func() bool { l := r.m.Transcript(); return len(l) == 2 && l[1].Final })
 
 	c.Drop()
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
 	r.waitState(voice.StateListening)
 	// The states went connecting (with an attempt) and back.
 	reconnecting := false
@@ -643,9 +665,7 @@ func TestStopAndStatus(t *testing.T) {
 // --- Gemini ---------------------------------------------------------------------------------------------
 
 func TestGeminiSetupAndToolCall(t *testing.T) {
-	r := newRig(t, voice.ProviderGemini)
-	r.room.Open(registrytest.Scoreboard())
-	c := r.start(voice.ProviderGemini)
+	r, c := scoreboardRig(t, voice.ProviderGemini)
 	if c.Query.Get("key") != testKey {
 		t.Fatalf("key param %q", c.Query.Get("key"))
 	}
@@ -716,14 +736,8 @@ func TestGeminiToolChangeResumesWithNewDeclarations(t *testing.T) {
 	waitFor(t, "the handle", func() bool { return true })
 	time.Sleep(50 * time.Millisecond) // the fake offers handle-1 right after setupComplete
 	r.room.Open(registrytest.Scoreboard())
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setup, err := c2.AwaitType(ctx, "setup")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
+	setup := awaitType(t, ctx, c2, "setup")
 	if h := setup.String("setup", "sessionResumption", "handle"); h != "handle-1" {
 		t.Fatalf("resumed with handle %q", h)
 	}
@@ -773,10 +787,7 @@ func TestGeminiLaunchThenToolInOneTurn(t *testing.T) {
 		t.Fatal("the session reconnected mid-turn")
 	}
 	c.ModelTurn("Done: home has three.", tone(2400))
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
 	setup, _ := c2.AwaitType(ctx, "setup")
 	if names, _ := voicetest.ToolNames(setup); !contains(names, "scoreboard__set_score") {
 		t.Fatalf("after the turn: %v", names)
@@ -817,15 +828,7 @@ func TestGeminiAudioBothWays(t *testing.T) {
 	c.InputTranscript("there")
 	pcm := tone(4800)
 	c.ModelTurn("Hi!", pcm)
-	var got []byte
-	for len(got) < len(pcm) {
-		select {
-		case b := <-audio:
-			got = append(got, b...)
-		case <-ctx.Done():
-			t.Fatalf("%d of %d bytes", len(got), len(pcm))
-		}
-	}
+	hear(t, ctx, audio, len(pcm))
 	waitFor(t, "final lines", func() bool {
 		l := r.m.Transcript()
 		return len(l) == 2 && l[0].Final && l[1].Final
@@ -852,10 +855,7 @@ func TestGeminiRefusedKeyAndGoAway(t *testing.T) {
 	c := r.start(voice.ProviderGemini)
 	time.Sleep(50 * time.Millisecond)
 	c.GoAway("10s")
-	c2, err := r.fake.Accept(ctxT(t, 5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctxT(t, 5*time.Second))
 	setup, _ := c2.AwaitType(ctxT(t, 5*time.Second), "setup")
 	if setup.String("setup", "sessionResumption", "handle") != "handle-1" {
 		t.Fatalf("%s", setup.Raw)
@@ -872,14 +872,8 @@ func TestGeminiDropWithoutHandleReplaysTranscript(t *testing.T) {
 	c.ModelTurn("Hello Ada.", nil)
 	waitFor(t, "lines", func() bool { l := r.m.Transcript(); return len(l) == 2 && l[1].Final })
 	c.Close(websocket.StatusInternalError, "boom")
-	c2, err := r.fake.Accept(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := c2.AwaitType(ctx, "clientContent")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := r.accept(ctx)
+	cc := awaitType(t, ctx, c2, "clientContent")
 	if cc.Get("clientContent", "turnComplete") != false || cc.String("clientContent", "turns", "0", "parts", "0", "text") != "my name is Ada" || cc.String("clientContent", "turns", "1", "role") != "model" {
 		t.Fatalf("%s", cc.Raw)
 	}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -14,16 +13,12 @@ import (
 	"github.com/voicebox/voicebox/tests/webdriver"
 )
 
-// MiniBrowser ships with libwebkit2gtk-4.1-0; WebKitWebDriver with webkit2gtk-driver.
-const miniBrowser = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
-
 // webkit is WebKitGTK's MiniBrowser under a private Xvfb, driven over W3C WebDriver; it reads the app's
 // frame by switching into the room's bridge frame and then its inner frame. Every http request that is
 // not for loopback goes to a proxy of ours that refuses it. WebKitGTK's driver sends https past its proxy
 // setting (measured: no CONNECT arrives), so the pages that need CDN stand-ins run in Chromium only.
 type webkit struct {
-	base   string
-	client *http.Client
+	*webdriver.Session
 }
 
 const elementKey = "element-6066-11e4-a52e-4f735466cecf"
@@ -31,49 +26,18 @@ const elementKey = "element-6066-11e4-a52e-4f735466cecf"
 func openWebKit(t *testing.T) *webkit {
 	t.Helper()
 	testbin.Need(t, map[string]string{"WebKitWebDriver": "webkit2gtk-driver", "Xvfb": "xvfb"})
-	if _, err := os.Stat(miniBrowser); err != nil {
-		t.Fatalf("%s is missing: install the Debian package libwebkit2gtk-4.1-0", miniBrowser)
+	if _, err := os.Stat(webdriver.MiniBrowser); err != nil {
+		t.Fatalf("%s is missing: install the Debian package libwebkit2gtk-4.1-0", webdriver.MiniBrowser)
 	}
 	refuse := refusingProxy(t)
-	display := testbin.Xvfb(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command("WebKitWebDriver", fmt.Sprintf("--port=%d", port), "--host=127.0.0.1")
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+t.TempDir(), "WEBKIT_DISABLE_COMPOSITING_MODE=1",
-		"XDG_RUNTIME_DIR="+t.TempDir(), "GDK_BACKEND=x11", "LIBGL_ALWAYS_SOFTWARE=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	w := &webkit{base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: 60 * time.Second}}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := w.do("GET", "/status", nil); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("WebKitWebDriver did not answer")
-		}
-	}
-	raw, err := w.do("POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"unhandledPromptBehavior":  "dismiss",
-		"proxy":                    map[string]any{"proxyType": "manual", "httpProxy": refuse, "sslProxy": refuse, "noProxy": []string{"127.0.0.0/8", "localhost"}},
-		"webkitgtk:browserOptions": map[string]any{"binary": miniBrowser, "args": []string{"--automation"}},
-	}}})
-	var s struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err != nil || json.Unmarshal(raw, &s) != nil || s.SessionID == "" {
-		t.Fatalf("new WebKit session: %v %s", err, raw)
-	}
-	w.base += "/session/" + s.SessionID
-	if _, err := w.do("POST", "/timeouts", map[string]any{"script": 30000, "pageLoad": 30000}); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return &webkit{webdriver.WebKit{
+		Display: testbin.Xvfb(t),
+		Capabilities: map[string]any{
+			"unhandledPromptBehavior": "dismiss",
+			"proxy":                   map[string]any{"proxyType": "manual", "httpProxy": refuse, "sslProxy": refuse, "noProxy": []string{"127.0.0.0/8", "localhost"}},
+		},
+		Timeout: 30 * time.Second,
+	}.Start(t)}
 }
 
 // refusingProxy starts the proxy that refuses every request WebKit sends it, and returns its host:port.
@@ -91,7 +55,7 @@ func refusingProxy(t *testing.T) string {
 }
 
 func (w *webkit) do(method, path string, body any) (json.RawMessage, error) {
-	return webdriver.Do(w.client, w.base, method, path, body)
+	return w.Do(method, path, body)
 }
 
 func (w *webkit) name() string { return "webkitgtk" }

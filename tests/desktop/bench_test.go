@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"os"
 	"testing"
 
 	"github.com/voicebox/voicebox/tests/mcpbench"
@@ -14,9 +13,7 @@ import (
 //
 //	VOICEBOX_BENCH=1 go test -tags desktop,production,webkit2_41 -run TestBenchmarkMCP -v ./tests/desktop
 func TestBenchmarkMCP(t *testing.T) {
-	if os.Getenv("VOICEBOX_BENCH") != "1" {
-		t.Skip("set VOICEBOX_BENCH=1 to run the MCP benchmark")
-	}
+	testbin.NeedBench(t, "MCP benchmark")
 	s := startSession(t)
 	b := newBox(t, s, map[string]string{mcpbench.EchoFile: mcpbench.EchoApp})
 	b.start(t, nil)

@@ -6,15 +6,11 @@ package desktop
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/tests/testbin"
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // box is one voicebox run with its own workspace and data folder.
@@ -38,15 +35,7 @@ type box struct {
 func newBox(t *testing.T, s *session, files map[string]string) *box {
 	t.Helper()
 	b := &box{s: s, workspace: t.TempDir(), data: t.TempDir()}
-	for name, content := range files {
-		p := filepath.Join(b.workspace, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Files(t, b.workspace, files)
 	shim := t.TempDir()
 	b.openLog = filepath.Join(t.TempDir(), "xdg-open.log")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + b.openLog + "'\n"
@@ -177,6 +166,18 @@ type openApp struct {
 	Tools []string `json:"tools"`
 }
 
+// askJSON calls tool with no arguments and decodes its JSON answer; a refusal or an answer of another shape
+// fails the test.
+func askJSON[T any](t *testing.T, cs *mcp.ClientSession, tool string) T {
+	t.Helper()
+	text, refused := toolText(t, cs, 10*time.Second, tool, map[string]any{})
+	var r T
+	if refused || json.Unmarshal([]byte(text), &r) != nil {
+		t.Fatalf("%s: %s (refused %v)", tool, text, refused)
+	}
+	return r
+}
+
 // launchApp opens an app through MCP, waiting for the room to be up first.
 func launchApp(t *testing.T, cs *mcp.ClientSession, ref string) openApp {
 	t.Helper()
@@ -240,53 +241,6 @@ func toolNamed(t *testing.T, a openApp, short string) string {
 	}
 	t.Fatalf("%s has no tool %s: %v", a.Title, short, a.Tools)
 	return ""
-}
-
-// snapshot hashes every file under the folders.
-func snapshot(t *testing.T, dirs ...string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			out[p] = hex.EncodeToString(sum[:8])
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
-// diff lists what differs between two snapshots.
-func diff(before, after map[string]string) []string {
-	var out []string
-	for p, h := range before {
-		switch a, ok := after[p]; {
-		case !ok:
-			out = append(out, "removed "+p)
-		case a != h:
-			out = append(out, "changed "+p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			out = append(out, "added "+p)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // windowState is the window's name and geometry as X sees them.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 type hostileReport struct {
@@ -86,7 +88,7 @@ func hostileRun(t *testing.T, unguarded bool) {
 	}
 
 	time.Sleep(300 * time.Millisecond) // let startup writes settle
-	before := snapshot(t, b.workspace, b.data, outside)
+	before := testfs.Tree(t, b.workspace, b.data, outside)
 	if _, ok := before[keep]; !ok {
 		t.Fatalf("snapshot lacks the shelf app: %v", before)
 	}
@@ -125,7 +127,7 @@ func hostileRun(t *testing.T, unguarded bool) {
 	if !b.running() {
 		t.Fatalf("voicebox exited: %v", b.err)
 	}
-	if d := diff(before, snapshot(t, b.workspace, b.data, outside)); len(d) > 0 {
+	if d := testfs.Changes(before, testfs.Tree(t, b.workspace, b.data, outside)); len(d) > 0 {
 		t.Errorf("files changed: %q", d)
 	}
 	out := b.output()
@@ -175,8 +177,8 @@ func assertLeaks(t *testing.T, b *box, s *session, win string, cs *mcp.ClientSes
 	case <-time.After(15 * time.Second):
 		t.Error("voicebox still runs: the page's Q did not arrive")
 	}
-	after := snapshot(t, b.workspace, b.data, filepath.Dir(dropped))
-	d := diff(before, after)
+	after := testfs.Tree(t, b.workspace, b.data, filepath.Dir(dropped))
+	d := testfs.Changes(before, after)
 	t.Logf("files: %q", d)
 	if !slices.Contains(d, "removed "+keep) {
 		t.Errorf("StoreService.Delete did not remove %s", keep)

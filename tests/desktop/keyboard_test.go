@@ -14,14 +14,10 @@ package desktop
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"image"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,67 +39,13 @@ var (
 	atStageEmpty  = pt{300, 760}  // the stage below the pop-overs, left of the toasts (at its foot, right)
 )
 
-type pt struct{ x, y int }
+// fieldBox is the screen around a place that pressShowing watches: a text field with its focus ring.
+var fieldBox = pt{280, 36}
 
 type keyboardRun struct {
-	t   *testing.T
-	s   *session
-	b   *box
-	cs  *mcp.ClientSession
-	win string
-}
-
-func (k *keyboardRun) xdo(args ...string) {
-	k.t.Helper()
-	if out, err := k.s.run(k.t, 30*time.Second, "xdotool", args...); err != nil {
-		k.t.Fatalf("xdotool %v: %v %s", args, err, out)
-	}
-}
-
-// press clicks at p (window coordinates) the way a hand does, arriving there: WebKit hit-tests a press
-// where the pointer last moved, so a frame that stopped being inert needs a move to be found.
-func (k *keyboardRun) press(p pt) {
-	k.t.Helper()
-	o := k.origin()
-	k.pressAt(o.x+p.x, o.y+p.y)
-}
-
-// origin is where the window's client area is on the screen now (GTK may still move it after it shows).
-func (k *keyboardRun) origin() pt {
-	k.t.Helper()
-	geo, err := k.s.run(k.t, 5*time.Second, "xdotool", "getwindowgeometry", "--shell", k.win)
-	if err != nil {
-		k.t.Fatalf("getwindowgeometry: %v %s", err, geo)
-	}
-	var o pt
-	for _, l := range strings.Fields(geo) {
-		if v, ok := strings.CutPrefix(l, "X="); ok {
-			o.x, _ = strconv.Atoi(v)
-		} else if v, ok := strings.CutPrefix(l, "Y="); ok {
-			o.y, _ = strconv.Atoi(v)
-		}
-	}
-	return o
-}
-
-func (k *keyboardRun) pressAt(x, y int) {
-	k.t.Helper()
-	k.xdo("mousemove", strconv.Itoa(x-3), strconv.Itoa(y-3), "sleep", "0.05", "mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
-}
-
-// look is what the screen shows around p (window coordinates): 280×36, a text field with its focus ring.
-func (k *keyboardRun) look(p pt) string {
-	k.t.Helper()
-	o := k.origin()
-	img := k.s.screenshot(k.t)
-	h := sha256.New()
-	for y := o.y + p.y - 18; y < o.y+p.y+18; y++ {
-		for x := o.x + p.x - 140; x < o.x+p.x+140; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			h.Write([]byte{byte(r >> 8), byte(g >> 8), byte(b >> 8)})
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	pointer
+	b  *box
+	cs *mcp.ClientSession
 }
 
 // pressShowing presses at p and waits until the screen around watch changes (a field takes the focus, a
@@ -111,16 +53,28 @@ func (k *keyboardRun) look(p pt) string {
 // focus, the field cannot show it, and what reached the field is asserted after typing.
 func (k *keyboardRun) pressShowing(p, watch pt, what string) {
 	k.t.Helper()
-	before := k.look(watch)
+	before := k.look(watch, fieldBox)
 	k.press(p)
 	deadline := time.Now().Add(10 * time.Second)
-	for k.look(watch) == before {
+	for k.look(watch, fieldBox) == before {
 		if time.Now().After(deadline) {
 			k.t.Logf("%s: the press did not show (%s)", what, k.s.keepScreenshot(k.t, "keyboard-press.png"))
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// typeInto opens a field of the room (a press at open that shows at field, then a press in the field) and
+// types text and Enter there while a keylogger is about, which must catch none of it.
+func (k *keyboardRun) typeInto(where string, open, field pt, text string) {
+	k.t.Helper()
+	thief := k.thief()
+	k.pressShowing(open, field, where)
+	k.pressShowing(field, field, where+": the field")
+	k.typeText(text)
+	k.xdo("key", "Return")
+	k.caughtNothing(thief, where)
 }
 
 // typeText types text the way a person does, a key every 60 ms.
@@ -173,7 +127,7 @@ func (k *keyboardRun) thief() openApp {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		k.pressAt(at.x, at.y)
+		k.pressOnScreen(at)
 		time.Sleep(250 * time.Millisecond) // the press reaches the app, if it does, before the app is asked
 		if r := k.stolen(stolen); r != nil && r.Presses > 0 {
 			k.t.Logf("a press reached the keylogger after %d press(es)", i+1)
@@ -233,7 +187,7 @@ func TestMiniAppsCannotTakeTheKeyboard(t *testing.T) {
 	s := startSession(t)
 	b := newBox(t, s, testdata(t, "keylogger.html", "notes.html"))
 	b.start(t, []string{"VOICEBOX_MOCK_CAPTURE=1", "VOICEBOX_OPENAI_URL=" + oa.URL(), "OPENAI_API_KEY=sk-env-desktop-keyboard"})
-	k := &keyboardRun{t: t, s: s, b: b, win: s.window(t, b.app)}
+	k := &keyboardRun{pointer: pointer{t: t, s: s, win: s.window(t, b.app)}, b: b}
 	k.cs = b.mcpClient(t)
 	notes := launchApp(t, k.cs, "notes.html")
 
@@ -260,25 +214,15 @@ func TestMiniAppsCannotTakeTheKeyboard(t *testing.T) {
 	}
 
 	// 1. The Tool Console: Notes › remember, typed while a keylogger is about.
-	thief := k.thief()
 	const console = "typed into the tool console 1234567890"
-	k.pressShowing(atRemember, atRememberArg, "Tool Console card")
-	k.pressShowing(atRememberArg, atRememberArg, "Tool Console field")
-	k.typeText(console)
-	k.xdo("key", "Return")
-	k.caughtNothing(thief, "Tool Console")
+	k.typeInto("Tool Console", atRemember, atRememberArg, console)
 	if got := k.waitNotes(notes, func(r notesReport) bool { return len(r.Notes) > 0 }).Notes; len(got) != 1 || got[0] != console {
 		t.Errorf("Tool Console: Notes kept %q, want [%q] (%s)", got, console, s.keepScreenshot(t, "keyboard-console.png"))
 	}
 
 	// 2. Settings › OpenAI API key.
-	thief = k.thief()
 	const key = "sk-proj-typed-in-settings-0123456789"
-	k.pressShowing(atSettings, atOpenAIKey, "Settings")
-	k.pressShowing(atOpenAIKey, atOpenAIKey, "the API key field")
-	k.typeText(key)
-	k.xdo("key", "Return")
-	k.caughtNothing(thief, "Settings")
+	k.typeInto("Settings", atSettings, atOpenAIKey, key)
 	var st struct {
 		OpenAIKey string `json:"openaiKey"`
 	}
@@ -293,7 +237,7 @@ func TestMiniAppsCannotTakeTheKeyboard(t *testing.T) {
 	}
 
 	// 3. The assistant box (the room's toasts stay on the stage: they never cover the side panel).
-	thief = k.thief()
+	thief := k.thief()
 	const said = "typed to the assistant 1234567890"
 	k.pressShowing(atAssistant, atAssistant, "the assistant box")
 	k.typeText(said)

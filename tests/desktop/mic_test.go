@@ -6,7 +6,6 @@ package desktop
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,14 +20,10 @@ const micKey = "sk-desktop-mic-0123456789"
 
 func askMic(t *testing.T, cs *mcp.ClientSession, tool string) string {
 	t.Helper()
-	text, refused := toolText(t, cs, 10*time.Second, tool, map[string]any{})
-	var r struct {
+	r := askJSON[struct {
 		Result string `json:"result"`
-	}
-	if refused || json.Unmarshal([]byte(text), &r) != nil {
-		t.Fatalf("%s: %s (refused %v)", tool, text, refused)
-	}
-	t.Logf("the frame asked for the microphone: %s", text)
+	}](t, cs, tool)
+	t.Logf("the frame asked for the microphone: %s", r.Result)
 	return r.Result
 }
 
@@ -53,16 +48,7 @@ func TestMicrophoneOnlyForTheRoom(t *testing.T) {
 	}
 
 	// 2. The person starts a session (the room's Start button, top right) and holds Space to talk.
-	geo, err := s.run(t, 5*time.Second, "xdotool", "getwindowgeometry", "--shell", win)
-	if err != nil {
-		t.Fatalf("xdotool getwindowgeometry: %v %s", err, geo)
-	}
-	width := 0
-	for _, l := range strings.Fields(geo) {
-		if v, ok := strings.CutPrefix(l, "WIDTH="); ok {
-			width, _ = strconv.Atoi(v)
-		}
-	}
+	_, width := pointer{t: t, s: s, win: win}.geometry()
 	if out, err := s.run(t, 5*time.Second, "xdotool", "mousemove", "--window", win, strconv.Itoa(width-44), "171", "click", "1"); err != nil {
 		t.Fatalf("click Start: %v %s", err, out)
 	}

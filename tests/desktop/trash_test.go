@@ -12,89 +12,39 @@ package desktop
 // screen or on disk, and keeps screenshots (VOICEBOX_SCREENSHOTS).
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 var (
-	trashAtPage     = [2]int{44, 362}  // the Pages list's first row (below the filter and the first-run card)
-	trashAtDelete   = [2]int{846, 135} // the File Viewer's Delete
-	trashAtDialog   = [2]int{640, 440} // the middle of the window, where a confirmation shows
-	trashAtUndo     = [2]int{571, 785} // the Undo toast's button, at the foot of the stage ("“Scores” moved to the Trash.")
-	trashAtSettings = [2]int{1222, 50} // the top bar's Settings
-	trashAtNewToken = [2]int{899, 637} // Settings › MCP › New token
+	trashAtPage     = pt{44, 362}  // the Pages list's first row (below the filter and the first-run card)
+	trashAtDelete   = pt{846, 135} // the File Viewer's Delete
+	trashAtDialog   = pt{640, 440} // the middle of the window, where a confirmation shows
+	trashAtUndo     = pt{571, 785} // the Undo toast's button, at the foot of the stage ("“Scores” moved to the Trash.")
+	trashAtSettings = pt{1222, 50} // the top bar's Settings
+	trashAtNewToken = pt{899, 637} // Settings › MCP › New token
+
+	controlBox = pt{300, 60} // the screen around a place that clickShowing watches: a button, a toast
 )
 
 const scoresPage = "<!doctype html><title>Scores</title><p>home 3 : 1 away"
 
-type pointer struct {
-	t   *testing.T
-	s   *session
-	win string
-}
-
-func (p pointer) xdo(args ...string) {
-	p.t.Helper()
-	if out, err := p.s.run(p.t, 30*time.Second, "xdotool", args...); err != nil {
-		p.t.Fatalf("xdotool %v: %v %s", args, err, out)
-	}
-}
-
-// at turns window coordinates into the screen's (the window may still move after it shows).
-func (p pointer) at(w [2]int) (int, int) {
-	p.t.Helper()
-	geo, err := p.s.run(p.t, 5*time.Second, "xdotool", "getwindowgeometry", "--shell", p.win)
-	if err != nil {
-		p.t.Fatalf("getwindowgeometry: %v %s", err, geo)
-	}
-	x, y := w[0], w[1]
-	for _, l := range strings.Fields(geo) {
-		if v, ok := strings.CutPrefix(l, "X="); ok {
-			n, _ := strconv.Atoi(v)
-			x += n
-		} else if v, ok := strings.CutPrefix(l, "Y="); ok {
-			n, _ := strconv.Atoi(v)
-			y += n
-		}
-	}
-	return x, y
-}
-
-// look hashes the screen around a point (window coordinates), 300×60.
-func (p pointer) look(w [2]int) string {
-	p.t.Helper()
-	x0, y0 := p.at(w)
-	img := p.s.screenshot(p.t)
-	h := sha256.New()
-	for y := y0 - 30; y < y0+30; y++ {
-		for x := x0 - 150; x < x0+150; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			h.Write([]byte{byte(r >> 8), byte(g >> 8), byte(b >> 8)})
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // clickShowing clicks at w and waits for the screen around watch to change; it clicks again (the room
 // may not have drawn the target yet) up to three times.
-func (p pointer) clickShowing(w, watch [2]int, what string) {
+func (p pointer) clickShowing(w, watch pt, what string) {
 	p.t.Helper()
-	before := p.look(watch)
+	before := p.look(watch, controlBox)
 	for try := 0; try < 3; try++ {
-		x, y := p.at(w)
-		p.xdo("mousemove", strconv.Itoa(x-3), strconv.Itoa(y-3), "sleep", "0.05", "mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
+		p.press(w)
 		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {
-			if p.look(watch) != before {
+			if p.look(watch, controlBox) != before {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -102,11 +52,6 @@ func (p pointer) clickShowing(w, watch [2]int, what string) {
 	}
 	shot := "missing-" + strings.Join(strings.Fields(what), "-") + ".png"
 	p.t.Fatalf("%s did not show (screen: %s)", what, p.s.keepScreenshot(p.t, shot))
-}
-
-func (p pointer) key(k string) {
-	p.t.Helper()
-	p.xdo("windowfocus", "--sync", p.win, "key", "--clearmodifiers", k)
 }
 
 // waitFor polls cond (files on disk) for up to 15 s.
@@ -148,7 +93,7 @@ func TestDeleteToTrashAndNewTokenThroughTheRoom(t *testing.T) {
 		p.clickShowing(trashAtPage, trashAtDelete, "the File Viewer on the page")
 		p.clickShowing(trashAtDelete, trashAtDialog, "the confirmation after Delete")
 		s.keepScreenshot(t, "trash-confirm.png")
-		viewer := p.look(trashAtUndo)
+		viewer := p.look(trashAtUndo, controlBox)
 		p.key("Return")
 		trashed, info := filepath.Join(can, "files", "scores.html"), filepath.Join(can, "info", "scores.html.trashinfo")
 		waitFor(t, "the page never reached the Trash", s, func() bool {
@@ -169,7 +114,7 @@ func TestDeleteToTrashAndNewTokenThroughTheRoom(t *testing.T) {
 			t.Fatalf("in the Trash: %q", got)
 		}
 		// The room closes the viewer and shows the toast in one go, after Go answered.
-		waitFor(t, "no Undo toast", s, func() bool { return p.look(trashAtUndo) != viewer })
+		waitFor(t, "no Undo toast", s, func() bool { return p.look(trashAtUndo, controlBox) != viewer })
 		s.keepScreenshot(t, "trash-undo-toast.png")
 		p.clickShowing(trashAtUndo, trashAtUndo, "the Undo toast going away")
 		waitFor(t, "Undo did not bring the page back", s, func() bool {
@@ -199,9 +144,9 @@ func TestDeleteToTrashAndNewTokenThroughTheRoom(t *testing.T) {
 		p.clickShowing(trashAtSettings, trashAtNewToken, "Settings")
 		p.clickShowing(trashAtNewToken, trashAtDialog, "the confirmation after New token")
 		s.keepScreenshot(t, "token-confirm.png")
-		shown := p.look(trashAtDialog)
+		shown := p.look(trashAtDialog, controlBox)
 		p.key("Escape")
-		waitFor(t, "Escape did not close the confirmation", s, func() bool { return p.look(trashAtDialog) != shown })
+		waitFor(t, "Escape did not close the confirmation", s, func() bool { return p.look(trashAtDialog, controlBox) != shown })
 		if _, now := token(); now != old {
 			t.Fatal("Escape made a new token")
 		}

@@ -7,7 +7,6 @@ package desktop
 // §3, backend/recovery). A tool call that was in flight is refused to its caller.
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,14 +32,19 @@ func testdata(t *testing.T, names ...string) map[string]string {
 
 func count(t *testing.T, cs *mcp.ClientSession, tool string) int {
 	t.Helper()
-	text, refused := toolText(t, cs, 10*time.Second, tool, map[string]any{})
-	var r struct {
+	return askJSON[struct {
 		Count int `json:"count"`
-	}
-	if refused || json.Unmarshal([]byte(text), &r) != nil {
-		t.Fatalf("%s: %s (refused %v)", tool, text, refused)
-	}
-	return r.Count
+	}](t, cs, tool).Count
+}
+
+// openPages starts the desktop in s over a workspace of the named testdata pages, waits for its window
+// and connects an MCP client.
+func openPages(t *testing.T, s *session, pages ...string) (*box, *mcp.ClientSession) {
+	t.Helper()
+	b := newBox(t, s, testdata(t, pages...))
+	b.start(t, nil)
+	s.window(t, b.app)
+	return b, b.mcpClient(t)
 }
 
 var reloadedRE = regexp.MustCompile(`room reloaded (\d+) ms after the recovery started`)
@@ -48,10 +52,7 @@ var reloadedRE = regexp.MustCompile(`room reloaded (\d+) ms after the recovery s
 func TestWatchdogRecoversFromAHungApp(t *testing.T) {
 	t.Parallel()
 	s := startSession(t)
-	b := newBox(t, s, testdata(t, "other.html", "busy.html", "late.html"))
-	b.start(t, nil)
-	s.window(t, b.app)
-	cs := b.mcpClient(t)
+	b, cs := openPages(t, s, "other.html", "busy.html", "late.html")
 
 	other := launchApp(t, cs, "other.html")
 	countTool := toolNamed(t, other, "count")
@@ -150,10 +151,7 @@ func TestWatchdogRecoversFromAHungApp(t *testing.T) {
 func TestWatchdogFindsTheAppThatWaitsForOthers(t *testing.T) {
 	t.Parallel()
 	s := startSession(t)
-	b := newBox(t, s, testdata(t, "waiter.html", "other.html", "notes.html"))
-	b.start(t, nil)
-	s.window(t, b.app)
-	cs := b.mcpClient(t)
+	b, cs := openPages(t, s, "waiter.html", "other.html", "notes.html")
 	launchApp(t, cs, "waiter.html")
 	launchApp(t, cs, "other.html")
 	launchApp(t, cs, "notes.html")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/voicebox/voicebox/tests/mcpbench"
+	"github.com/voicebox/voicebox/tests/testbin"
 )
 
 // TestBenchmarkRoundTrip measures, in headless Chromium against the real binary, the tool-call round trip
@@ -17,9 +18,7 @@ import (
 //
 //	VOICEBOX_BENCH=1 go test -tags desktop,production,webkit2_41 -run TestBenchmarkRoundTrip -v ./tests/e2e
 func TestBenchmarkRoundTrip(t *testing.T) {
-	if os.Getenv("VOICEBOX_BENCH") != "1" {
-		t.Skip("set VOICEBOX_BENCH=1 to run the round-trip benchmark")
-	}
+	testbin.NeedBench(t, "round-trip benchmark")
 	s := startServer(t)
 	p := openChromium(t, s.url)
 	openRoom(t, p)
@@ -72,9 +71,7 @@ func TestBenchmarkRoundTrip(t *testing.T) {
 //
 //	VOICEBOX_BENCH=1 go test -tags desktop,production,webkit2_41 -run TestBenchmarkMCP -v ./tests/e2e
 func TestBenchmarkMCP(t *testing.T) {
-	if os.Getenv("VOICEBOX_BENCH") != "1" {
-		t.Skip("set VOICEBOX_BENCH=1 to run the MCP benchmark")
-	}
+	testbin.NeedBench(t, "MCP benchmark")
 	s := startMCPServe(t)
 	if err := os.WriteFile(filepath.Join(s.workspace, mcpbench.EchoFile), []byte(mcpbench.EchoApp), 0o644); err != nil {
 		t.Fatal(err)

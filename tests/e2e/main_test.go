@@ -54,6 +54,18 @@ func requireTool(t testing.TB, path, aptPackage string) string {
 	return p
 }
 
+// startRoomServer is the browser suites' server (startServer): with no provider key in its environment, the
+// room's Start answers missing-key (caseErrorsSpeakHuman). Skipped in -short mode.
+func startRoomServer(t *testing.T) *server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser end-to-end tests are skipped in -short mode")
+	}
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	return startServer(t)
+}
+
 // startServer runs `voicebox serve [flags…]` on a random port with the test apps in its workspace and one on
 // its shelf, and stops it (Ctrl+C, then a kill after 5 s) when the test ends.
 func startServer(t testing.TB, flags ...string) *server {

@@ -2,12 +2,12 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voicebox/voicebox/tests/testfs"
 )
 
 // The room as a daily tool (issue 15): several files open as several mini-apps; finding and understanding
@@ -52,13 +52,8 @@ func caseDropSeveralFiles(t *testing.T, p page) {
 // it declared then before it opens; opened files show titles, once, marked when running; with the shelf
 // empty the first-run card opens the sample app from the binary without writing anything.
 func caseFindingApps(t *testing.T, p page, s *server) {
-	for name, title := range map[string]string{"near/near.html": "Near Page", "deep/er/deep.html": "Too Deep"} {
-		path := filepath.Join(s.workspace, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte("<!doctype html><title>"+title+"</title>"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Files(t, s.workspace, map[string]string{"near/near.html": "<!doctype html><title>Near Page</title>",
+		"deep/er/deep.html": "<!doctype html><title>Too Deep</title>"})
 	waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "the page one folder down",
 		`return [...document.querySelectorAll("#page-list .name")].some((n) => n.textContent === "Near Page");`)
 	var side struct {

@@ -417,10 +417,7 @@ func coversUsage(page, usage string) error {
 // renderMan formats the page as man(1) would, wide enough that no line wraps; groff's warnings fail.
 func renderMan(t *testing.T, gz string) string {
 	t.Helper()
-	raw, err := os.ReadFile(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, gz)
 	zr, err := gzip.NewReader(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("%s: %v", gz, err)
@@ -449,10 +446,7 @@ func validate(name string, args ...string) (string, error) {
 // spoilFile writes a copy of path (same base name, in a temporary folder) with old replaced by with.
 func spoilFile(t *testing.T, path, old, with string) string {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, path)
 	if !bytes.Contains(raw, []byte(old)) {
 		t.Fatalf("%s has no %q to spoil", path, old)
 	}
@@ -463,12 +457,19 @@ func spoilFile(t *testing.T, path, old, with string) string {
 	return p
 }
 
-func desktopKeys(t *testing.T, path string) map[string]string {
+// readFile reads path; a file that cannot be read fails the test.
+func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return raw
+}
+
+func desktopKeys(t *testing.T, path string) map[string]string {
+	t.Helper()
+	raw := readFile(t, path)
 	keys := map[string]string{}
 	for _, l := range strings.Split(string(raw), "\n") {
 		if k, v, ok := strings.Cut(l, "="); ok {
@@ -481,10 +482,7 @@ func desktopKeys(t *testing.T, path string) map[string]string {
 // parseControl reads deb-control(5) fields; continuation lines join their field with a newline.
 func parseControl(t *testing.T, path string) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, path)
 	fields := map[string]string{}
 	var last string
 	for _, l := range strings.Split(strings.TrimRight(string(raw), "\n"), "\n") {
@@ -532,10 +530,7 @@ func sameSet(a, b []string) bool {
 
 func sum(t *testing.T, path string) [32]byte {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, path)
 	return sha256.Sum256(raw)
 }
 

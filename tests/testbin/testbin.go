@@ -65,13 +65,24 @@ func Path() (string, error) {
 		}
 		path = filepath.Join(dir, "voicebox")
 		// Stripped, as `make build` builds it (tests/packaging packages this binary).
-		cmd := exec.Command("go", "build", "-tags", Tags, "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		built = Build(root, "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
 	})
 	return path, built
+}
+
+// Build runs `go build -tags Tags args…` in dir ("" for the current folder) with the toolchain that runs
+// the tests (GOROOT's go, else go on PATH).
+func Build(dir string, args ...string) error {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	cmd := exec.Command(goTool, append([]string{"build", "-tags", Tags}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 // Cleanup removes a binary this package built; call it from TestMain after m.Run.
@@ -86,6 +97,15 @@ func Main(m *testing.M) {
 	code := m.Run()
 	Cleanup()
 	os.Exit(code)
+}
+
+// NeedBench skips the test unless VOICEBOX_BENCH=1: the benchmarks of the real binary run on purpose
+// (`make bench`), never in `make test`. what names the benchmark in the skip.
+func NeedBench(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("VOICEBOX_BENCH") != "1" {
+		t.Skip("set VOICEBOX_BENCH=1 to run the " + what)
+	}
 }
 
 // Need fails the test, with the apt package to install, when one of the tools (name → Debian package) is

@@ -3,6 +3,7 @@ package pcm
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -219,22 +220,17 @@ func TestResampleClamps(t *testing.T) {
 	}
 }
 
-// BenchmarkResample48to24 is the cost of one 20 ms microphone frame at 48 kHz on its way to OpenAI.
-func BenchmarkResample48to24(b *testing.B) {
-	r := NewResampler(48000, 24000)
+// BenchmarkResample48k is the cost of one 20 ms microphone frame at 48 kHz on its way to OpenAI (24 kHz)
+// and to Gemini (16 kHz).
+func BenchmarkResample48k(b *testing.B) {
 	frame := sine(48000, 440, 960, 8000)
-	b.SetBytes(int64(len(frame) * 2))
-	for b.Loop() {
-		r.Process(frame)
-	}
-}
-
-// BenchmarkResample48to16 is the same frame on its way to Gemini.
-func BenchmarkResample48to16(b *testing.B) {
-	r := NewResampler(48000, 16000)
-	frame := sine(48000, 440, 960, 8000)
-	b.SetBytes(int64(len(frame) * 2))
-	for b.Loop() {
-		r.Process(frame)
+	for _, to := range []int{24000, 16000} {
+		b.Run(fmt.Sprintf("to%dk", to/1000), func(b *testing.B) {
+			r := NewResampler(48000, to)
+			b.SetBytes(int64(len(frame) * 2))
+			for b.Loop() {
+				r.Process(frame)
+			}
+		})
 	}
 }

@@ -130,13 +130,9 @@ func (d *Driver) Handshake(ctx context.Context) error {
 		return err
 	}
 	for {
-		b, err := d.l.Read(ctx)
+		msg, b, err := upstream.ReadJSON[gmMessage](ctx, d.l)
 		if err != nil {
 			return err
-		}
-		var msg gmMessage
-		if json.Unmarshal(b, &msg) != nil {
-			continue
 		}
 		if msg.Error != nil {
 			if msg.Error.Code == 401 || msg.Error.Code == 403 || upstream.LooksLikeKeyRefusal(msg.Error.Message) || msg.Error.Status == "PERMISSION_DENIED" || msg.Error.Status == "UNAUTHENTICATED" {

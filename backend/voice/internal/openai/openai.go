@@ -127,13 +127,9 @@ func (d *Driver) Handshake(ctx context.Context) error {
 	// session.created comes first; then our configuration, acknowledged by session.updated.
 	sentUpdate := false
 	for {
-		b, err := d.l.Read(ctx)
+		ev, _, err := upstream.ReadJSON[oaEvent](ctx, d.l)
 		if err != nil {
 			return err
-		}
-		var ev oaEvent
-		if json.Unmarshal(b, &ev) != nil {
-			continue
 		}
 		switch ev.Type {
 		case "session.created":

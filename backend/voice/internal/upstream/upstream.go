@@ -60,6 +60,19 @@ type Link interface {
 	Notice(msg string)
 }
 
+// ReadJSON returns the next message from l that decodes as a T, and its bytes; messages that do not are
+// skipped (a provider may send what this version does not know).
+func ReadJSON[T any](ctx context.Context, l Link) (v T, raw []byte, err error) {
+	for {
+		if raw, err = l.Read(ctx); err != nil {
+			return v, nil, err
+		}
+		if json.Unmarshal(raw, &v) == nil {
+			return v, raw, nil
+		}
+	}
+}
+
 // Driver speaks one provider's protocol over one connection.
 type Driver interface {
 	Handshake(ctx context.Context) error // send the setup and read until the session is ready

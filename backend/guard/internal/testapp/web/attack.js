@@ -1,3 +1,14 @@
+// Shared by the bridge and the sandboxed inner frame: ask for the microphone; say what came of it.
+async function guardlabMicrophone() {
+  if (!navigator.mediaDevices) return 'no-mediaDevices';
+  try {
+    const st = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const kinds = st.getTracks().map(t => t.kind).join(',');
+    st.getTracks().forEach(t => t.stop());
+    return 'ok:' + kinds;
+  } catch (e) { return 'err:' + e.name; }
+}
+
 // Shared by the bridge and the sandboxed inner frame: try every raw IPC.
 function guardlabAttack(who, base, sendQuit) {
   const r = (k, v) => fetch(base + '/r?who=' + who + '&k=' + k + '&v=' + encodeURIComponent(v)).catch(() => {});
