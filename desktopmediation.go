@@ -21,9 +21,8 @@ func (r *RoomService) SaveDownload(name string, data []byte) (string, error) {
 	if len(data) > sandbox.MaxDownloadBytes {
 		return "", fmt.Errorf("the download is %d bytes, over the limit of %d", len(data), sandbox.MaxDownloadBytes)
 	}
-	home, _ := os.UserHomeDir()
 	path, err := runtime.SaveFileDialog(r.app.ctx, runtime.SaveDialogOptions{
-		Title: "Save the download", DefaultFilename: downloadName(name), DefaultDirectory: filepath.Join(home, "Downloads"),
+		Title: "Save the download", DefaultFilename: downloadName(name), DefaultDirectory: downloadDir(),
 	})
 	if err != nil || path == "" {
 		return "", err
@@ -37,6 +36,21 @@ func (r *RoomService) CopyText(text string) error {
 		return fmt.Errorf("the text is over the limit of %d characters", sandbox.MaxCopyChars)
 	}
 	return runtime.ClipboardSetText(r.app.ctx, text)
+}
+
+// downloadDir is where the Save dialog opens: ~/Downloads when there is one, else the home folder, else the
+// dialog's own choice. Wails refuses a default directory that does not exist, and then nothing is saved.
+func downloadDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	for _, dir := range []string{filepath.Join(home, "Downloads"), home} {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+	}
+	return ""
 }
 
 // downloadName keeps a suggested name a plain file name whatever the room sent (the room's fileName in

@@ -20,6 +20,60 @@ func webmcpCases(t *testing.T, p page, s *server, chromium bool) {
 	focusWindow(t, p)
 	t.Run("declarative forms", func(t *testing.T) { caseDeclarativeForms(t, p, s) })
 	t.Run("capabilities", func(t *testing.T) { caseCapabilities(t, p, chromium) })
+	t.Run("model context", func(t *testing.T) { caseModelContext(t, p) })
+}
+
+// caseModelContext: the imperative API as a page written for the draft or Chrome's early preview uses it
+// (docs/webmcp.md, "The imperative API"): feature detection; a duplicate name and an aborted signal
+// rejected; a refusal in the room and in the app's console; a signal aborted later unregistering its
+// tool; then unregisterTool, provideContext (replaces every tool) and clearContext (removes them all),
+// each seen by the room.
+func caseModelContext(t *testing.T, p page) {
+	app := launch(t, p, "model-context.html")
+	id := app.AppID
+	waitTools(t, p, id, "aborted,drop,keep,step")
+	var seen struct {
+		Detect             []bool
+		Same               bool
+		Changes            int
+		Duplicate, Aborted string
+		Warned             []string
+	}
+	stepTo := func(s string) {
+		t.Helper()
+		o := callTool(t, p, id, "step", map[string]any{"s": s})
+		wantOK(t, s, o, "")
+		_ = json.Unmarshal(o.Result, &seen)
+	}
+	stepTo("state")
+	if js(seen.Detect) != "[true,true]" || !seen.Same || seen.Duplicate != "InvalidStateError" || seen.Aborted != "AbortError" || seen.Changes < 4 {
+		t.Fatalf("before the steps: %+v", seen)
+	}
+	// A tool the contract refuses is in the room's list and in the app's own console, with the reason.
+	refused := map[string]string{}
+	for _, r := range appState(t, p, id).Refused {
+		refused[r.Name] = r.Refused
+	}
+	if refused["dotted.name"] != "invalid-tool-name" {
+		t.Fatalf("refused in the room: %+v", refused)
+	}
+	if w := strings.Join(seen.Warned, "\n"); !strings.Contains(w, `webMcp: tool "dotted.name" refused: invalid-tool-name`) {
+		t.Fatalf("the app's console says %q, want why dotted.name was refused", w)
+	}
+	wantOK(t, "a registered tool", callTool(t, p, id, "keep", map[string]any{}), `"keep"`)
+	stepTo("abort")
+	waitTools(t, p, id, "drop,keep,step")
+	stepTo("unregister")
+	waitTools(t, p, id, "keep,step")
+	if o := callTool(t, p, id, "drop", map[string]any{}); o.OK || o.Refused != "unknown-tool" {
+		t.Fatalf("an unregistered tool answered: %+v", o)
+	}
+	stepTo("provide")
+	waitTools(t, p, id, "fresh,step")
+	wantOK(t, "a provided tool", callTool(t, p, id, "fresh", map[string]any{}), `"fresh"`)
+	stepTo("clear")
+	waitTools(t, p, id, "")
+	closeApp(t, p, id)
 }
 
 type toolDecl struct {
