@@ -41,7 +41,10 @@ modules() {
   go mod download
   if [ "$kind" = test ]; then
     go -C scripts/package mod download # the packager's own module (nfpm), for tests/packaging
-    if command -v npm >/dev/null 2>&1; then
+    if [ -L frontend/node_modules ]; then
+      # a worktree sharing another checkout's install: npm ci would follow the link and empty it
+      echo "deps: frontend/node_modules is a link; leaving the install it points to alone"
+    elif command -v npm >/dev/null 2>&1; then
       (cd frontend && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
     else
       echo "deps: npm is missing; the apt step installs nodejs, then run scripts/deps.sh test modules again" >&2
