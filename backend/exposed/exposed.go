@@ -147,7 +147,7 @@ func (t *Table) Changes() (notices <-chan struct{}, stop func()) {
 	if every <= 0 {
 		every = DefaultInterval
 	}
-	go throttle(in, out, every, done)
+	go Throttle(in, out, every, done)
 	var once sync.Once
 	return out, func() {
 		once.Do(func() {
@@ -157,9 +157,10 @@ func (t *Table) Changes() (notices <-chan struct{}, stop func()) {
 	}
 }
 
-// throttle passes notices from in to out, never two within every of each other, and never drops the last:
-// a notice that comes too soon is sent when every has passed since the one before.
-func throttle(in <-chan struct{}, out chan<- struct{}, every time.Duration, done <-chan struct{}) {
+// Throttle passes notices from in to out, never two within every of each other, and never drops the last:
+// a notice that comes too soon is sent when every has passed since the one before. It returns when done is
+// closed.
+func Throttle(in <-chan struct{}, out chan<- struct{}, every time.Duration, done <-chan struct{}) {
 	var last time.Time // zero: the first notice goes out at once
 	var timer *time.Timer
 	var due <-chan time.Time

@@ -79,7 +79,8 @@ type Options struct {
 	AllowedOrigins []string
 	// Library is what launch_mini_app can open, for list_mini_apps (the store). Optional.
 	Library verbs.Library
-	// OnClients is called (without locks held) whenever the connected clients change. Optional.
+	// OnClients is told (without locks held) the connected clients when they change: a client came or went,
+	// or made calls (its count). At most one notice per clientsInterval, the newest list. Optional.
 	OnClients func([]Client)
 	Logger    *slog.Logger
 }
@@ -97,6 +98,7 @@ type Server struct {
 	mu      sync.Mutex             // guards the fields below
 	current map[string]exposedTool // MCP name → what it stands for
 	clients map[string]*Client     // session id → client
+	touched chan struct{}          // buffered 1: the clients changed (OnClients follows, throttled)
 	stop    func()
 	done    chan struct{}
 }
@@ -132,6 +134,7 @@ func New(o Options) (*Server, error) {
 		log:     logger,
 		current: map[string]exposedTool{},
 		clients: map[string]*Client{},
+		touched: make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "voicebox", Title: "Voicebox mini-apps", Version: o.Version}, &mcp.ServerOptions{
@@ -155,10 +158,15 @@ func New(o Options) (*Server, error) {
 	s.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              logger,
 		MaxRequestBodyBytes: 1 << 20, // arguments are capped at 64 KiB; the envelope needs little more
+		// A call's answer is one JSON body, not an event stream of one event: less to write and flush per
+		// call. Notices (list_changed) still go on the session's own stream (GET).
+		JSONResponse: true,
 	})
 
 	changes, cancel := s.exp.Changes()
-	s.stop = cancel
+	quit := make(chan struct{})
+	s.stop = func() { cancel(); close(quit) }
+	s.followClients(quit)
 	s.sync()
 	go func() {
 		defer close(s.done)
@@ -402,6 +410,38 @@ func orDefault(s, d string) string {
 	return s
 }
 
+// clientsInterval is the least time between two OnClients notices. Every call changes its client's count,
+// and each notice reaches the room (its MCP panel), so under load the room would redraw for every call
+// (docs/performance.md, "MCP calls"); the room refreshes the panel as often (mcp.js).
+const clientsInterval = 250 * time.Millisecond
+
+// followClients tells OnClients the clients whenever they were touched, throttled, until quit is closed.
+func (s *Server) followClients(quit chan struct{}) {
+	if s.o.OnClients == nil {
+		return
+	}
+	notices := make(chan struct{}, 1)
+	go exposed.Throttle(s.touched, notices, clientsInterval, quit)
+	go func() {
+		for {
+			select {
+			case <-notices:
+				s.o.OnClients(s.Clients())
+			case <-quit:
+				return
+			}
+		}
+	}()
+}
+
+// touch notes that the clients changed.
+func (s *Server) touch() {
+	select {
+	case s.touched <- struct{}{}:
+	default: // a notice is due already; it reads the newest list
+	}
+}
+
 // caller names a session's client for the activity log, and counts the call.
 func (s *Server) caller(ss *mcp.ServerSession) string {
 	name := "unknown"
@@ -415,13 +455,9 @@ func (s *Server) caller(ss *mcp.ServerSession) string {
 			c.Calls++
 			c.LastCall = time.Now()
 		}
-		var list []Client
-		if c != nil {
-			list = s.clientsLocked()
-		}
 		s.mu.Unlock()
-		if list != nil && s.o.OnClients != nil {
-			s.o.OnClients(list)
+		if c != nil {
+			s.touch()
 		}
 	}
 	return CallerPrefix + name
@@ -448,20 +484,14 @@ func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
 	}
 	s.mu.Lock()
 	s.clients[c.Session] = c
-	list := s.clientsLocked()
 	s.mu.Unlock()
-	if s.o.OnClients != nil {
-		s.o.OnClients(list)
-	}
+	s.touch()
 	go func() {
 		_ = ss.Wait()
 		s.mu.Lock()
 		delete(s.clients, c.Session)
-		list := s.clientsLocked()
 		s.mu.Unlock()
-		if s.o.OnClients != nil {
-			s.o.OnClients(list)
-		}
+		s.touch()
 	}()
 }
 

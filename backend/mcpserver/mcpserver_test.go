@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,7 +41,7 @@ func scoreboard() registrytest.App {
 
 // newRoom starts the room double with the timer on its shelf (launch_mini_app opens it by id, slug,
 // title or file name; any other reference is refused) and the scoreboard open.
-func newRoom(t *testing.T, bus *events.Bus, reg *registry.Registry, open registrytest.App) *registrytest.Room {
+func newRoom(t testing.TB, bus *events.Bus, reg *registry.Registry, open registrytest.App) *registrytest.Room {
 	t.Helper()
 	room := registrytest.NewRoom(reg, registrytest.App{AppID: "app_timer", Title: "Timer", Slug: "timer", Tools: []string{timerTool}})
 	t.Cleanup(room.Stop)
@@ -48,7 +50,7 @@ func newRoom(t *testing.T, bus *events.Bus, reg *registry.Registry, open registr
 }
 
 // openInRoom opens an app as the room does once it is ready (the person clicked it).
-func openInRoom(t *testing.T, room *registrytest.Room, a registrytest.App) {
+func openInRoom(t testing.TB, room *registrytest.Room, a registrytest.App) {
 	t.Helper()
 	if err := room.Open(a); err != nil {
 		t.Fatal(err)
@@ -82,12 +84,19 @@ type harness struct {
 	srv      *Server
 	hostPort string
 	url      string
+	conns    atomic.Int64 // connections the server accepted
 }
 
-func start(t *testing.T) *harness { return startThrottled(t, 0) }
+func start(t testing.TB) *harness { return startThrottled(t, 0) }
 
 // startThrottled starts the server with its list changes throttled to one per interval (0: the default).
-func startThrottled(t *testing.T, interval time.Duration) *harness {
+func startThrottled(t testing.TB, interval time.Duration) *harness {
+	t.Helper()
+	return startWith(t, interval, nil)
+}
+
+// startWith is startThrottled with an OnClients listener.
+func startWith(t testing.TB, interval time.Duration, onClients func([]Client)) *harness {
 	t.Helper()
 	h := &harness{bus: events.NewBus()}
 	h.reg = registry.New(h.bus)
@@ -98,6 +107,7 @@ func startThrottled(t *testing.T, interval time.Duration) *harness {
 		Registry: h.reg, Exposed: table, Token: testToken, Version: "test",
 		AllowedOrigins: []string{"http://localhost:6274"},
 		Library:        shelf{{AppID: "app_timer", Title: "Timer", Kind: store.KindApp, FileName: "timer.html"}},
+		OnClients:      onClients,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +119,11 @@ func startThrottled(t *testing.T, interval time.Duration) *harness {
 	}
 	h.hostPort = ln.Addr().String()
 	h.url = "http://" + h.hostPort + Path
-	hs := &http.Server{Handler: srv.Handler(h.hostPort)}
+	hs := &http.Server{Handler: srv.Handler(h.hostPort), ConnState: func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			h.conns.Add(1)
+		}
+	}}
 	go hs.Serve(ln)
 	t.Cleanup(func() {
 		srv.Close()
@@ -128,7 +142,7 @@ func (rt headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func (h *harness) connect(t *testing.T, name string, opts *mcp.ClientOptions) *mcp.ClientSession {
+func (h *harness) connect(t testing.TB, name string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.2.3"}, opts)
 	tr := &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1,
@@ -421,6 +435,82 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 	}
 	if r := refusedWith(t, call(t, cs, verbs.Launch, map[string]any{"ref": "timer"})); r.Refused != registry.CodeNoRoom {
 		t.Fatalf("launch with no room: %+v", r)
+	}
+}
+
+// Every call changes its client's count, and each notice reaches the room: the notices are throttled, and
+// the last one always comes (the count the room shows ends right).
+func TestClientNoticesAreThrottledNotLost(t *testing.T) {
+	var mu sync.Mutex
+	var notices [][]Client
+	h := startWith(t, 0, func(c []Client) { mu.Lock(); notices = append(notices, c); mu.Unlock() })
+	cs := h.connect(t, "Cursor", nil)
+	const calls = 200
+	var wg sync.WaitGroup
+	for w := 0; w < 20; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < calls/20; i++ {
+				if _, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "scoreboard__reset", Arguments: map[string]any{}}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	last := func() (int, []Client) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(notices) == 0 {
+			return 0, nil
+		}
+		return len(notices), notices[len(notices)-1]
+	}
+	for i := 0; i < 100; i++ {
+		if _, l := last(); len(l) == 1 && l[0].Calls == calls {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	n, l := last()
+	if len(l) != 1 || l[0].Calls != calls {
+		t.Fatalf("the last notice shows %+v, not the client with %d calls", l, calls)
+	}
+	if n >= calls {
+		t.Fatalf("%d notices for %d calls: one per call", n, calls)
+	}
+}
+
+// A client with many calls in flight (`voicebox mcp` forwards all its client's calls on one) keeps its
+// connections: BearerTransport pools more than http.DefaultTransport's 2 idle connections per host, which
+// would dial anew for most calls.
+func TestBearerTransportKeepsItsConnections(t *testing.T) {
+	h := start(t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "forwarder", Version: "1"}, nil)
+	cs, err := client.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: &BearerTransport{Token: testToken}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const inFlight, rounds = 20, 10
+	var wg sync.WaitGroup
+	for w := 0; w < inFlight; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < rounds; i++ {
+				if _, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "scoreboard__reset", Arguments: map[string]any{}}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// About one connection per call in flight, and the session's own (net/http may dial for a waiting call
+	// and then give it one that came free); without the pool, about one per two calls.
+	if n := h.conns.Load(); n > 2*inFlight {
+		t.Fatalf("%d connections for %d calls, %d in flight: calls dial anew", n, inFlight*rounds, inFlight)
 	}
 }
 

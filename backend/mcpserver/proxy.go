@@ -308,9 +308,18 @@ func (p *proxy) close() {
 // the token to every request and remembers a 401.
 type BearerTransport struct {
 	Token        string
-	Base         http.RoundTripper // http.DefaultTransport when nil
+	Base         http.RoundTripper // pooled when nil
 	unauthorized atomic.Bool
 }
+
+// pooled is BearerTransport's default: http.DefaultTransport keeps 2 idle connections per host, so a client
+// with many calls in flight (a forwarder's clients share one) would dial a new connection for most of them
+// (docs/performance.md, "MCP calls").
+var pooled = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	return t
+}()
 
 // RoundTrip sends r with the bearer token.
 func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -318,7 +327,7 @@ func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.Token)
 	base := b.Base
 	if base == nil {
-		base = http.DefaultTransport
+		base = pooled
 	}
 	res, err := base.RoundTrip(r)
 	if err == nil && res.StatusCode == http.StatusUnauthorized {

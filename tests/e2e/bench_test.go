@@ -78,7 +78,7 @@ func TestBenchmarkMCP(t *testing.T) {
 	}
 	p := openChromium(t, s.url)
 	openRoom(t, p)
-	mcpbench.Report(t, "serve", s.bin, s.data)
+	hop := mcpbench.Report(t, "serve", s.bin, s.data)
 
 	// The request channel alone, without MCP: the Tool Console's path (POST /api/call/RegistryService.Call,
 	// Go → the room's WebSocket → the app → back) beside a method that never reaches the room.
@@ -87,6 +87,19 @@ func TestBenchmarkMCP(t *testing.T) {
 	if len(apps) != 1 {
 		t.Fatalf("open apps: %+v", apps)
 	}
+	// The hop's own floor: the sandbox's relay (room → bridge → app and back), the same echo called from the
+	// room's page; what the hop adds beyond it is the request channel's.
+	var relay struct{ P50, P99 float64 }
+	eval(t, p, &relay, `const d = [];
+		for (let i = 0; i < 500; i++) {
+			const t0 = performance.now();
+			const o = await window.voicebox.callTool(%s, "echo", {text: "relay " + i});
+			d.push(performance.now() - t0);
+			if (!o.ok || o.result.text !== "relay " + i) throw new Error("bad result " + JSON.stringify(o));
+		}
+		d.sort((x, y) => x - y);
+		return {P50: d[250], P99: d[495]};`, js(apps[0].AppID))
+	t.Logf("serve: the sandbox's relay alone (the echo from the room's page, window.voicebox.callTool, sequential): p50=%.2f ms p99=%.2f ms; the hop beyond it at p50: %.2f ms", relay.P50, relay.P99, hop-relay.P50)
 	rate, lat := mcpbench.Rate(t, 100, 5000, func(w, i int) error {
 		text := fmt.Sprintf("worker %d call %d", w, i)
 		var o outcome

@@ -252,15 +252,16 @@ func Compare(t testing.TB, what string, rate float64, lat Dist, floor float64, f
 }
 
 // Report runs the whole benchmark and logs it: sequential echo beside the floor, then 4 clients × 25 in
-// flight.
-func Report(t testing.TB, mode, bin, data string) {
+// flight. It returns the Go ↔ room hop at p50 (ms).
+func Report(t testing.TB, mode, bin, data string) (hop float64) {
 	t.Helper()
 	cs := Stdio(t, bin, data)
 	tool := Launch(t, cs)
 	echo, floor := Sequential(t, cs, tool, 500)
+	hop = echo.P50 - floor.P50
 	t.Logf("%s: MCP tools/call %s over `voicebox mcp` (stdio), sequential: %s", mode, tool, echo)
 	t.Logf("%s: floor, host verb list_mini_apps (never reaches the room):  %s", mode, floor)
-	t.Logf("%s: the Go ↔ room hop at p50: %.2f ms (echo − floor); ratio echo/floor at p50: %.2f", mode, echo.P50-floor.P50, echo.P50/floor.P50)
+	t.Logf("%s: the Go ↔ room hop at p50: %.2f ms (echo − floor); ratio echo/floor at p50: %.2f", mode, hop, echo.P50/floor.P50)
 	clients := []*mcp.ClientSession{cs}
 	for len(clients) < 4 {
 		clients = append(clients, Stdio(t, bin, data))
@@ -276,4 +277,5 @@ func Report(t testing.TB, mode, bin, data string) {
 		direct = append(direct, HTTP(t, data))
 	}
 	throughput("MCP Streamable HTTP", direct)
+	return hop
 }

@@ -61,9 +61,30 @@ function place(l, where) {
   if (l.seq) drawn.set(l.seq, li);
   if (where === "bottom") log.append(li); else log.prepend(li);
   filterOne(li);
-  while (log.children.length > SHOWN) { forget(log.lastChild); log.lastChild.remove(); }
+  trim(log);
   count();
   return li;
+}
+
+// placeNew draws lines from Go at the top, newest first, in one insertion: under load a draw carries
+// hundreds, and a line at a time would restyle and recount the whole log for each (docs/performance.md).
+function placeNew(lines) {
+  const log = $("activity-log");
+  if (!log) return;
+  const batch = document.createDocumentFragment();
+  for (const l of lines.slice(-SHOWN).reverse()) {
+    const li = entry(l);
+    drawn.set(l.seq, li);
+    filterOne(li);
+    batch.append(li);
+  }
+  log.prepend(batch);
+  trim(log);
+  count();
+}
+
+function trim(log) {
+  while (log.children.length > SHOWN) { forget(log.lastChild); log.lastChild.remove(); }
 }
 
 // addLine draws one of the room's own lines now and sends it to Go's log.
@@ -95,7 +116,7 @@ function drawUndrawn() {
   const lines = undrawn;
   undrawn = [];
   lines.sort((a, b) => a.seq - b.seq);
-  for (const l of lines) if (!drawn.has(l.seq)) place(l, "top");
+  placeNew(lines.filter((l) => !drawn.has(l.seq)));
 }
 
 function cleared() {
