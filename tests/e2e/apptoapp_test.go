@@ -77,7 +77,18 @@ func caseAppToApp(t *testing.T, p page) {
 			tools: v.tools().filter((x) => x.appId === victim).map((x) => x.name).sort(),
 			apps: v.apps().map((a) => a.appId),
 			captured: (await v.callTool(sprayer, "captured", {})).result,
-			seen: (await v.callTool(victim, "seen", {})).result};`, js(ids.Victim), js(ids.Sprayer))
+			seen: await seen()};
+		// The spray crosses to the victim as window messages, which can come after the victim's own
+		// tool call (another channel, maybe another process): ask until they are there, for up to 30 s.
+		async function seen() {
+			let r;
+			for (let i = 0; i < 300; i++) {
+				r = (await v.callTool(victim, "seen", {})).result;
+				if (JSON.stringify(r).includes("null mini_app_ready")) break;
+				await new Promise((ok) => setTimeout(ok, 100));
+			}
+			return r;
+		}`, js(ids.Victim), js(ids.Sprayer))
 	t.Logf("%s: sprayed %s messages; the victim saw %s", p.name(), r.Posted, r.Seen)
 	var hold outcome
 	if err := json.Unmarshal(r.Hold, &hold); err != nil {
