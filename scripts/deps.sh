@@ -15,6 +15,8 @@ packages() {
     want+=(xvfb xauth dbus dbus-x11 chromium webkit2gtk-driver imagemagick xdotool gstreamer1.0-tools)
     # tests/packaging: validators for the packages' desktop entry, AppStream file and man page; rpm reads the .rpm
     want+=(desktop-file-utils appstream groff-base rpm)
+    # tests/desktop: xclip sets and reads the X clipboard the desktop's copies land on
+    want+=(xclip)
   fi
   command -v node >/dev/null 2>&1 || want+=(nodejs)
 
