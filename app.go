@@ -151,22 +151,32 @@ func (a *App) startup(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}()
+	emit := func(batch []events.Event) { runtime.EventsEmit(ctx, WindowEvents, batch) }
 	evs, cancel := a.host.Bus.Subscribe(256)
-	go func() {
-		defer cancel()
-		for ev := range evs {
-			batch, _ := a.host.Bus.Gather(ev, evs, events.GatherWindow)
-			for _, ev := range batch {
-				runtime.EventsEmit(ctx, ev.Name, ev.Data)
-			}
-		}
-	}()
+	go forwardBus(a.host.Bus, evs, cancel, emit)
 	go func() { <-ctx.Done(); cancel() }()
 	go a.deliverRequests(ctx)
-	a.forwardVoiceAudio(ctx)
+	a.forwardVoiceAudio(ctx, emit)
 	// Where the guard runs, it takes the drops itself (only from other applications: desktopguard.go);
 	// Wails' own drop reaches here when the guard is off or unsupported.
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) { a.host.OpenFiles("", paths) })
+}
+
+// WindowEvents is the desktop's one window event for Go's notices: each carries a batch of them
+// ([]events.Event, name and data), which the room's transport hands to each name's listeners in order
+// (transport.js, on). One Wails event per batch, not per notice: every event is a call onto the GTK main
+// thread, and under load a notice per tool call (its activity line) made those calls the desktop's
+// bottleneck (docs/performance.md, "MCP calls"). `voicebox serve` writes a batch as one SSE write instead.
+const WindowEvents = "room:events"
+
+// forwardBus sends the bus's events to the window until evs closes: each burst Gather collects goes as
+// one batch (emit), and cancel ends the subscription.
+func forwardBus(bus *events.Bus, evs <-chan events.Event, cancel func(), emit func([]events.Event)) {
+	defer cancel()
+	for ev := range evs {
+		batch, _ := bus.Gather(ev, evs, events.GatherWindow)
+		emit(batch)
+	}
 }
 
 // deliverRequests is the desktop's half of the rooms' request channel (docs/sandbox.md, "Room ↔ Go"): each
@@ -184,13 +194,13 @@ func (a *App) deliverRequests(ctx context.Context) {
 }
 
 // forwardVoiceAudio plays the model's audio in the window: PCM16 at 24 kHz, base64, as "voice:audio"
-// events (`voicebox serve` sends the same frames over its audio WebSocket instead).
-func (a *App) forwardVoiceAudio(ctx context.Context) {
+// events on the window's event (`voicebox serve` sends the same frames over its audio WebSocket instead).
+func (a *App) forwardVoiceAudio(ctx context.Context, emit func([]events.Event)) {
 	audio, stop := a.host.Voice.SubscribeAudio()
 	go func() {
 		defer stop()
 		events.Follow(ctx, audio, func(frame []byte) bool {
-			runtime.EventsEmit(ctx, "voice:audio", pcm.EncodeBase64(frame))
+			emit([]events.Event{{Name: "voice:audio", Data: pcm.EncodeBase64(frame)}})
 			return true
 		})
 	}()

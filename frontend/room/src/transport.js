@@ -72,11 +72,27 @@ export function call(name, ...args) {
 let source = null;
 // on("store:changed", fn) subscribes to a Go event; it returns a function that unsubscribes.
 export function on(name, fn) {
-  if (isDesktop()) return window.runtime.EventsOn(name, fn);
+  if (isDesktop()) return windowEvents(name, fn);
   if (!source) source = new EventSource("/api/events");
   const listener = (ev) => fn(ev.data ? safeParse(ev.data) : undefined);
   source.addEventListener(name, listener);
   return () => source.removeEventListener(name, listener);
+}
+
+// The desktop sends Go's events as batches on one window event, "room:events" (app.go, WindowEvents): one
+// call onto the GTK main thread per batch, not per event. Each is handed to its name's listeners in order.
+let listeners = null; // event name → Set of listeners
+function windowEvents(name, fn) {
+  if (!listeners) {
+    listeners = new Map();
+    window.runtime.EventsOn("room:events", (batch) => {
+      for (const ev of batch || []) for (const f of [...(listeners.get(ev.name) || [])]) f(ev.data);
+    });
+  }
+  if (!listeners.has(name)) listeners.set(name, new Set());
+  const mine = (data) => fn(data); // its own entry: the same fn subscribed twice runs twice
+  listeners.get(name).add(mine);
+  return () => listeners.get(name).delete(mine);
 }
 
 // requests runs handle(request) → Promise<reply> for every request Go sends this room, and sends each
