@@ -31,6 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/backend/display"
+	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
@@ -164,9 +165,9 @@ func New(o Options) (*Server, error) {
 	})
 
 	changes, cancel := s.exp.Changes()
-	quit := make(chan struct{})
-	s.stop = func() { cancel(); close(quit) }
-	s.followClients(quit)
+	clients, stopClients := context.WithCancel(context.Background())
+	s.stop = func() { cancel(); stopClients() }
+	s.followClients(clients)
 	s.sync()
 	go func() {
 		defer close(s.done)
@@ -415,23 +416,14 @@ func orDefault(s, d string) string {
 // (docs/performance.md, "MCP calls"); the room refreshes the panel as often (mcp.js).
 const clientsInterval = 250 * time.Millisecond
 
-// followClients tells OnClients the clients whenever they were touched, throttled, until quit is closed.
-func (s *Server) followClients(quit chan struct{}) {
+// followClients tells OnClients the clients whenever they were touched, throttled, until ctx ends.
+func (s *Server) followClients(ctx context.Context) {
 	if s.o.OnClients == nil {
 		return
 	}
 	notices := make(chan struct{}, 1)
-	go exposed.Throttle(s.touched, notices, clientsInterval, quit)
-	go func() {
-		for {
-			select {
-			case <-notices:
-				s.o.OnClients(s.Clients())
-			case <-quit:
-				return
-			}
-		}
-	}()
+	go events.Throttle(s.touched, notices, clientsInterval, ctx.Done())
+	go events.Follow(ctx, notices, func(struct{}) bool { s.o.OnClients(s.Clients()); return true })
 }
 
 // touch notes that the clients changed.
