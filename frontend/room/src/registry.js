@@ -22,16 +22,14 @@ import { handOver } from "./keyboard.js";
 import { update, subscribe } from "./state.js";
 import { target } from "./subject.js";
 import { toBridge, fromBridge, isBridgeReady } from "./messages.js";
-import { roomConfig } from "./config.js";
-import { boot, preparedLaunch } from "./boot.js";
+import { config, configReady } from "./config.js";
+import { preparedLaunch } from "./boot.js";
 
 // A direct call's backstop fires this long after the bridge's own bound, so the bridge's answer wins; it
 // settles a call whose bridge froze.
 const BACKSTOP_MARGIN_MS = 500;
 
 const apps = new Map(); // appId → MiniApp
-let config = boot ? boot.config : null; // known at once when the page brought it (boot.js)
-const configReady = roomConfig.then((c) => { config = c; return c; }, () => null);
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
 // knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.
