@@ -117,7 +117,9 @@ func byID(id string) func(*html.Node) bool {
 	return func(n *html.Node) bool { v, _ := attr(n, "id"); return v == id }
 }
 
-func tagged(tag string) func(*html.Node) bool { return func(n *html.Node) bool { return n.Data == tag } }
+func tagged(tag string) func(*html.Node) bool {
+	return func(n *html.Node) bool { return n.Data == tag }
+}
 
 // The room's document carries the first app's window, its bridge frame in the stage, only when the room
 // will open a launch: the first opened file that has one. Its title cannot end the attribute, whatever the
@@ -132,7 +134,7 @@ func TestRoomDocumentCarriesTheFirstLaunchsFrame(t *testing.T) {
 	}}
 
 	for name, b := range map[string]roomBoot{
-		"no boot data (voicebox serve's page)": {},
+		"no boot data (voicebox serve's page)":                         {},
 		"files but no launch (no guard, or the watchdog refused them)": {Opened: docs},
 	} {
 		page := bootPage(t, b)
