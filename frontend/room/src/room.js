@@ -145,7 +145,13 @@ async function main() {
     notifyError(err, { doing: "Could not read the room's configuration" });
   }
   await listed;
+  await later;
   document.body.dataset.ready = "true";
 }
+
+// later are the room's parts that the first app does not wait for (boot.js, firstApp): the MCP panel, the
+// voice session and the keys (Settings with them). Their evaluation, their DOM and their first calls to Go
+// ran on the page's one thread ahead of the first app's documents and messages.
+const later = firstApp.then(() => Promise.all(["./mcp.js", "./session.js", "./shortcuts.js"].map((m) => import(m))));
 
 main();
