@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"testing"
 
-	wailsassets "github.com/wailsapp/wails/v2/pkg/assetserver"
 	"golang.org/x/net/html"
 
 	"github.com/voicebox/voicebox/backend/documents"
@@ -72,16 +71,8 @@ func TestRoomBootPreparesTheOpenedFiles(t *testing.T) {
 // bootPage serves the room's document as the window gets it, with boot's data, and parses it.
 func bootPage(t *testing.T, boot roomBoot) *html.Node {
 	t.Helper()
-	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return boot })
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wailsassets.NewAssetHandler(*opts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://wails.localhost/", nil))
+	roomHandler(t, boot).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://wails.localhost/", nil))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET /: %d", rec.Code)
 	}
