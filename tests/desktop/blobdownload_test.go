@@ -54,6 +54,12 @@ func TestBlobNavigationThroughTheSaveDialog(t *testing.T) {
 		return text
 	}
 	first := loadID()
+	sameDocument := func(after string) {
+		t.Helper()
+		if got := loadID(); got != first {
+			t.Fatalf("after %s the app answered from another document (%s, was %s)", after, got, first)
+		}
+	}
 	refusedWith := func(what, line string) {
 		t.Helper()
 		if _, ok := b.waitLog(t, line, 10*time.Second); !ok {
@@ -62,6 +68,14 @@ func TestBlobNavigationThroughTheSaveDialog(t *testing.T) {
 		if d := s.saveDialogOpen(t); d != "" {
 			t.Fatalf("%s opened the Save dialog", what)
 		}
+	}
+	want := append([]byte{0, 1, 2, 254, 255, 13, 10}, "blob ✓ saved"...)
+	if got := clickToSave(t, s, win, 23, 181, 97); !bytes.Equal(got, want) {
+		t.Fatalf("location = blob: saved %q, want the blob's bytes %q", got, want)
+	}
+	sameDocument("the download")
+	if got := clickToSave(t, s, win, 23, 181, 97); string(got) != "replaced" {
+		t.Fatalf("location.replace(blob:) saved %q", got)
 	}
 	for _, tool := range []string{"quiet_blob", "foreign_blob"} {
 		if text, refused := toolText(t, cs, 20*time.Second, toolNamed(t, a, tool), map[string]any{}); refused {
@@ -72,22 +86,13 @@ func TestBlobNavigationThroughTheSaveDialog(t *testing.T) {
 	// Another origin's blob: URL: WebKit refuses the navigation before the guard's policy (measured), and
 	// the guard would refuse it too (download-refused). Either way nothing is downloaded.
 	time.Sleep(2 * time.Second)
-	if n := strings.Count(b.output(), "download by navigation: "); n != 1 || s.saveDialogOpen(t) != "" {
+	if n := strings.Count(b.output(), "download by navigation: "); n != 3 || s.saveDialogOpen(t) != "" {
 		t.Fatalf("another origin's blob: URL was downloaded (%d downloads logged)", n)
 	}
 
-	want := append([]byte{0, 1, 2, 254, 255, 13, 10}, "blob ✓ saved"...)
-	if got := clickToSave(t, s, win, 23, 181, 97); !bytes.Equal(got, want) {
-		t.Fatalf("location = blob: saved %q, want the blob's bytes %q", got, want)
-	}
-	if got := clickToSave(t, s, win, 23, 181, 97); string(got) != "replaced" {
-		t.Fatalf("location.replace(blob:) saved %q", got)
-	}
 	clickColour(t, s, win, 23, 181, 97)
 	refusedWith("a blob over the bound", "Refused (download-too-large)")
-	if got := loadID(); got != first {
-		t.Fatalf("the app answered from another document (%s, was %s): the download replaced it", got, first)
-	}
+	sameDocument("the refusals")
 	if n := strings.Count(b.output(), "download by navigation: "); n != 4 {
 		t.Fatalf("%d downloads by navigation logged, want 4 (a quiet one refused, 2 saved, 1 too large)", n)
 	}
