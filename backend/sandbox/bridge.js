@@ -175,7 +175,8 @@
   var BLOB_NAV_MS = 5000; // the error page commits right after the refusal
   var blobNavRefusedAt = 0;
   document.addEventListener("securitypolicyviolation", function (e) {
-    if (e.effectiveDirective !== "frame-src" || !/^blob(:|$)/i.test(e.blockedURI)) return;
+    // Chromium reports the blocked blob: URL as "" (measured), WebKit as "blob" or the URL.
+    if (e.effectiveDirective !== "frame-src" || !/^(blob(:|$)|$)/i.test(e.blockedURI)) return;
     blobNavRefusedAt = Date.now();
     toRoom({ type: "notice", kind: "refused", text: "the app tried to save a file by opening it (a blob: URL), " +
       "which Voicebox does only in its desktop app; here the app's download links save files" });
