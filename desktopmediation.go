@@ -55,29 +55,32 @@ func (a *App) saveDownload(name string, data []byte) (string, error) {
 // outcome goes to the activity log, where the room's own downloads are logged too.
 func (a *App) navigationDownload(d guard.Download) {
 	name := downloadName(d.Name)
-	outcome, failed := "", true
-	switch {
-	case d.Refused != "":
-		outcome = "Refused (" + d.Refused + "): " + d.Message
-	default:
-		data, err := os.ReadFile(d.Path)
-		os.RemoveAll(filepath.Dir(d.Path)) // the guard's private folder
-		if err == nil {
-			var path string
-			path, err = a.saveDownload(name, data)
-			outcome, failed = fmt.Sprintf("Saved %s (%d bytes)", path, len(data)), false
-			if err == nil && path == "" {
-				outcome = "Not saved (cancelled)"
-			}
-		}
-		if err != nil {
-			outcome = "Not saved: " + err.Error()
-		}
+	outcome, failed := "Refused ("+d.Refused+"): "+d.Message, true
+	if d.Refused == "" {
+		outcome, failed = a.saveNavigationDownload(name, d.Path)
 	}
 	log.Printf("download by navigation: %s: %s", name, outcome)
 	input, _ := json.Marshal(name)
 	out, _ := json.Marshal(outcome)
 	_ = a.host.ActivityService.Add(services.RoomLine{Who: "a mini-app", What: "download", Input: input, Outcome: out, Failed: failed})
+}
+
+// saveNavigationDownload saves the guard's file through the Save dialog and removes the guard's private
+// folder; it says what became of it and whether that was a failure.
+func (a *App) saveNavigationDownload(name, file string) (string, bool) {
+	data, err := os.ReadFile(file)
+	os.RemoveAll(filepath.Dir(file))
+	if err != nil {
+		return "Not saved: " + err.Error(), true
+	}
+	path, err := a.saveDownload(name, data)
+	switch {
+	case err != nil:
+		return "Not saved: " + err.Error(), true
+	case path == "":
+		return "Not saved (cancelled)", false
+	}
+	return fmt.Sprintf("Saved %s (%d bytes)", path, len(data)), false
 }
 
 // CopyText puts a mini-app's text on the system clipboard.
