@@ -1,15 +1,15 @@
 //go:build linux && cgo
 
-// Downloads by navigation (docs/webmcp.md, "What the room does for a page"). A mini-app that saves a file
-// with `location = URL.createObjectURL(blob)` (or location.assign/replace) navigates its own frame to a
-// blob: URL: `location` cannot be wrapped in the page and the Navigation API is off in an opaque-origin
-// document, so nothing in the page can catch it. In the desktop the bridge's frame-src lets that
-// navigation reach the guard (sandbox.Options.BlobNavigationDownloads), and here every frame navigation to
-// a blob: URL is decided: the app's own kind (an opaque origin's, "blob:null/…") on the person's gesture
-// becomes a WebKit download, which keeps the app's document (a download replaces nothing) and lets the
-// network process resolve the blob; its bytes land in a private temporary file, bounded, and go to Go
-// (Options.OnDownload: the same Save dialog as a download link). Any other blob: navigation is ignored
-// and no blob: document ever loads in a frame. Runs on the GTK main thread, like guard.c.
+// Downloads by navigation (docs/webmcp.md, "What the room does for a page"; docs/sandbox.md, the guard). A
+// mini-app that saves a file with `location = URL.createObjectURL(blob)` (or location.assign/replace)
+// navigates its own frame to a blob: URL: `location` cannot be wrapped in the page and the Navigation API is
+// off in an opaque-origin document, so nothing in the page can catch it. In the desktop the bridge's
+// frame-src lets that navigation reach the guard (sandbox.Options.BlobNavigationDownloads: CSP is checked
+// before the policy decision), and here every navigation to a blob: URL is ignored, so no blob: document
+// ever loads and the app's document stays. When it was the app's own kind of URL (an opaque origin's,
+// "blob:null/…") on the person's gesture, the UI process downloads that one URL (the sandboxed frame,
+// without allow-downloads, could not), into a private temporary folder, bounded; the bytes go to Go
+// (Options.OnDownload: the same Save dialog as a download link). Runs on the GTK main thread, like guard.c.
 
 #include <gtk/gtk.h>
 #include <webkit2/webkit2.h>
@@ -55,22 +55,17 @@ int vbg_is_blob(const char *uri)
 
 void vbg_decide_blob_navigation(WebKitPolicyDecision *d, WebKitNavigationAction *a, const char *uri)
 {
-    gboolean gesture = webkit_navigation_action_is_user_gesture(a);
+    webkit_policy_decision_ignore(d);
     if (g_ascii_strncasecmp(uri, app_blob, sizeof app_blob - 1) != 0) {
         voiceboxGuardLog("refused a navigation to a blob: URL of another origin");
         refuse("download-refused", "a download must be the app's own bytes (a blob: URL the app made)");
-    } else if (!gesture) {
+    } else if (!webkit_navigation_action_is_user_gesture(a)) {
         voiceboxGuardLog("refused a download by navigation without the person's gesture");
         refuse("needs-gesture", "a download needs the person's click in the app");
     } else {
         voiceboxGuardLog("a frame navigated to its blob: URL on the person's gesture: a download");
-        // The navigation itself stays refused (the app's document stays, and the frame, sandboxed without
-        // allow-downloads, could not download); the download is the UI process's, of that one URL.
-        webkit_policy_decision_ignore(d);
         start(uri, 1);
-        return;
     }
-    webkit_policy_decision_ignore(d);
 }
 
 // A download's own state: its temporary file and whether it already ended (refused, failed or finished).
@@ -84,7 +79,7 @@ static void forget(gpointer data)
 {
     blob_download *b = data;
     if (b->path != NULL)
-        g_unlink(b->path); // Go copied it, or it is not to be kept
+        g_unlink(b->path); // not handed to Go (on_finished): not to be kept
     if (b->dir != NULL)
         g_rmdir(b->dir);
     g_free(b->uri);
