@@ -39,12 +39,8 @@ const maxDownload = "64 * 1024 * 1024"
 // exact bytes and the app's document stays (its tools answer, from the same document). No dialog without
 // the person's click, for a blob: URL of another origin, or past the download bound.
 func TestBlobNavigationThroughTheSaveDialog(t *testing.T) {
-	s := startSession(t)
-	b := newBox(t, s, map[string]string{"saver.html": blobPage})
-	b.start(t, nil)
-	win := s.window(t, b.app)
-	cs := b.mcpClient(t)
-	a := launchApp(t, cs, "saver.html")
+	d := openOneApp(t, "saver.html", blobPage)
+	s, b, win, cs, a := d.s, d.box, d.win, d.cs, d.app
 	loadID := func() string {
 		t.Helper()
 		text, refused := toolText(t, cs, 20*time.Second, toolNamed(t, a, "load_id"), map[string]any{})

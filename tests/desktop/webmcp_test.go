@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // bistroFolder is a folder app written for a WebMCP browser (docs/webmcp.md): index.html loads the script,
@@ -72,12 +74,8 @@ const downloadPage = `<!doctype html><title>Desk Report</title>
 // dialog, only on the person's click (docs/webmcp.md, "What the room does for a page"): a click from
 // script opens no dialog; the person's click does, and the bytes land where the person chose.
 func TestDownloadThroughTheSaveDialog(t *testing.T) {
-	s := startSession(t)
-	b := newBox(t, s, map[string]string{"report.html": downloadPage})
-	b.start(t, nil)
-	win := s.window(t, b.app)
-	cs := b.mcpClient(t)
-	a := launchApp(t, cs, "report.html")
+	d := openOneApp(t, "report.html", downloadPage)
+	s, win, cs, a := d.s, d.win, d.cs, d.app
 	if text, refused := toolText(t, cs, 20*time.Second, toolNamed(t, a, "quiet_download"), map[string]any{}); refused {
 		t.Fatalf("quiet_download: %s", text)
 	}
@@ -88,6 +86,24 @@ func TestDownloadThroughTheSaveDialog(t *testing.T) {
 	if got := clickToSave(t, s, win, 201, 17, 133); string(got) != "hello desk" {
 		t.Fatalf("saved %q, want the app's bytes", got)
 	}
+}
+
+// oneApp is a voicebox with one page in its workspace, its window, an MCP client and the page open.
+type oneApp struct {
+	*box
+	win string
+	cs  *mcp.ClientSession
+	app openApp
+}
+
+func openOneApp(t *testing.T, file, html string) oneApp {
+	t.Helper()
+	s := startSession(t)
+	b := newBox(t, s, map[string]string{file: html})
+	b.start(t, nil)
+	win := s.window(t, b.app)
+	cs := b.mcpClient(t)
+	return oneApp{box: b, win: win, cs: cs, app: launchApp(t, cs, file)}
 }
 
 // saveDialogOpen is the X id of the Save dialog of a mini-app's download ("" when none is up).
