@@ -49,7 +49,7 @@ func runDesktop(cmd cli.Command) int {
 		log.Printf("handed %d file(s) to the Voicebox already running on %s", len(cmd.Files), paths.Data)
 		return 0
 	}
-	h, err := host.New(paths, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin})
+	h, err := host.New(paths, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin, BlobNavigationDownloads: true})
 	if err != nil {
 		return fail(err)
 	}

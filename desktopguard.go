@@ -16,6 +16,7 @@ import (
 	"github.com/voicebox/voicebox/backend/guard"
 	"github.com/voicebox/voicebox/backend/recovery"
 	"github.com/voicebox/voicebox/backend/registry"
+	"github.com/voicebox/voicebox/backend/sandbox"
 	"github.com/voicebox/voicebox/backend/services"
 )
 
@@ -53,8 +54,10 @@ func (a *App) installGuard() error {
 		OnRecovered: func() {
 			log.Printf("watchdog: the room is back (guard active: %v)", guard.Active())
 		},
-		OnFileDrop: func(paths []string) { a.host.OpenFiles("", paths) },
-		Disabled:   g.unsafe,
+		OnFileDrop:       func(paths []string) { a.host.OpenFiles("", paths) },
+		OnDownload:       a.navigationDownload,
+		MaxDownloadBytes: sandbox.MaxDownloadBytes,
+		Disabled:         g.unsafe,
 	})
 	switch {
 	case err == nil:

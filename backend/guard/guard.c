@@ -112,13 +112,13 @@ static gboolean is_loopback_web(const char *uri)
 }
 
 // Schemes a frame may navigate to without a network request of its own
-// choosing (about:blank, about:srcdoc, data:, blob:).
+// choosing (about:blank, about:srcdoc, data:; blob: is blobdownload.c's).
 static gboolean is_local_scheme(const char *uri)
 {
     if (uri == NULL)
         return FALSE;
     char *s = g_uri_parse_scheme(uri);
-    gboolean r = s != NULL && (g_ascii_strcasecmp(s, "about") == 0 || g_ascii_strcasecmp(s, "data") == 0 || g_ascii_strcasecmp(s, "blob") == 0);
+    gboolean r = s != NULL && (g_ascii_strcasecmp(s, "about") == 0 || g_ascii_strcasecmp(s, "data") == 0);
     g_free(s);
     return r;
 }
@@ -139,12 +139,17 @@ static gboolean on_decide_policy(WebKitWebView *wv, WebKitPolicyDecision *d,
     case WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION: {
         // Emitted for the top frame and for subframes alike, and WebKitGTK
         // does not say which. So every frame is held to: the room's origin,
-        // loopback http(s) (the mini-apps' asset server), about:, data: and
-        // blob:. That refuses a top-level navigation to a remote site before
-        // any request is sent; the response policy below then holds the top
-        // frame to the room's origin exactly.
+        // loopback http(s) (the mini-apps' asset server), about: and data:;
+        // a blob: URL is a download or nothing (blobdownload.c). That refuses
+        // a top-level navigation to a remote site before any request is sent;
+        // the response policy below then holds the top frame to the room's
+        // origin exactly.
         WebKitNavigationAction *a = webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(d));
         const char *uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(a));
+        if (vbg_is_blob(uri)) {
+            vbg_decide_blob_navigation(d, a, uri);
+            return TRUE;
+        }
         if (is_room(uri) || is_loopback_web(uri) || is_local_scheme(uri))
             return FALSE;
         gboolean gesture = webkit_navigation_action_is_user_gesture(a);
@@ -489,6 +494,7 @@ static void guard_webview(WebKitWebView *wv)
     g_signal_connect(wv, "script-dialog", G_CALLBACK(on_script_dialog), NULL);
     g_signal_connect(wv, "web-process-terminated", G_CALLBACK(on_terminated), NULL);
     vbg_guard_drops(wv);
+    vbg_guard_downloads(wv);
 
     WebKitWebContext *ctx = webkit_web_view_get_context(wv);
     WebKitSecurityManager *sm = webkit_web_context_get_security_manager(ctx);

@@ -32,6 +32,10 @@
 //     (alert/confirm/prompt) without showing them;
 //   - runs a watchdog that restarts the shared web process and reloads the
 //     room when it stops answering (a mini-app in while(true){});
+//   - turns a frame's navigation to one of its own blob: URLs, on the
+//     person's gesture, into a download whose bytes go to Options.OnDownload
+//     (the desktop's Save dialog), and ignores every other blob: navigation:
+//     how a mini-app saves with `location = URL.createObjectURL(blob)`;
 //   - takes file drops from Wails: a drop reaches Options.OnFileDrop only
 //     when the drag came from another application, never from a drag that
 //     started in the window (a mini-app chooses what its drags carry).
@@ -51,6 +55,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -97,6 +102,17 @@ type Options struct {
 	// guard installed, Wails' own file-drop handlers are gone (they took any
 	// uri-list drop, a mini-app's own drag included).
 	OnFileDrop func(paths []string)
+
+	// OnDownload is called, on its own goroutine, when a frame navigated to a
+	// blob: URL (blobdownload.c): with the bytes WebKit downloaded (Path, in
+	// a private temporary folder the callee removes with os.RemoveAll of its
+	// folder) and the name WebKit suggests, or with a refusal (Refused, a
+	// backend/toolcontract code, and Message). Nil: the file is removed.
+	OnDownload func(Download)
+
+	// MaxDownloadBytes bounds a download by navigation: past it WebKit's
+	// download is cancelled and OnDownload gets download-too-large.
+	MaxDownloadBytes int64
 
 	// PingInterval is how often the watchdog pings the room (default 100ms);
 	// HangAfter is how long a ping may go unanswered before the web process
@@ -240,6 +256,20 @@ func recovering(reason string) {
 func fileDrop(paths []string) {
 	if opts.OnFileDrop != nil && len(paths) > 0 {
 		opts.OnFileDrop(paths)
+	}
+}
+
+// Download is a mini-app's download by navigation to a blob: URL (Options.OnDownload).
+type Download struct {
+	Path, Name       string // the bytes (the callee removes filepath.Dir(Path)) and WebKit's suggested name
+	Refused, Message string // or why not: a backend/toolcontract code and a sentence
+}
+
+func download(d Download) {
+	if opts.OnDownload != nil {
+		opts.OnDownload(d)
+	} else if d.Path != "" {
+		os.RemoveAll(filepath.Dir(d.Path))
 	}
 }
 

@@ -15,4 +15,13 @@ int vbg_install(const char *room_origin, const char *world_name,
 struct _WebKitWebView;
 void vbg_guard_drops(struct _WebKitWebView *wv);
 
+// Downloads by navigation to a blob: URL (blobdownload.c): vbg_guard_downloads takes the web view's
+// downloads (bounded by Options.MaxDownloadBytes); on_decide_policy hands every navigation for which
+// vbg_is_blob is true to vbg_decide_blob_navigation.
+struct _WebKitPolicyDecision;
+struct _WebKitNavigationAction;
+void vbg_guard_downloads(struct _WebKitWebView *wv);
+int vbg_is_blob(const char *uri);
+void vbg_decide_blob_navigation(struct _WebKitPolicyDecision *d, struct _WebKitNavigationAction *a, const char *uri);
+
 #endif

@@ -130,6 +130,25 @@ func voiceboxGuardWebSample(ranMS *C.longlong, waiting *C.int) C.int {
 	return 1
 }
 
+//export voiceboxGuardDownloadLimit
+func voiceboxGuardDownloadLimit() C.ulonglong { return C.ulonglong(opts.MaxDownloadBytes) }
+
+// voiceboxGuardDownload hands Go a download by navigation (blobdownload.c): the path of its bytes, which Go
+// owns from here with the private folder they are in, and the name WebKit suggested; or a refusal.
+//
+//export voiceboxGuardDownload
+func voiceboxGuardDownload(path, name, code, message *C.char) {
+	d := Download{Path: cstr(path), Name: cstr(name), Refused: cstr(code), Message: cstr(message)}
+	go download(d)
+}
+
+func cstr(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
 //export voiceboxGuardRecovered
 func voiceboxGuardRecovered(ms C.int) {
 	go recovered()

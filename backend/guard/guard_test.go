@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +81,33 @@ func TestScriptsTakeTheirArgumentsAsJSON(t *testing.T) {
 	got := applyJS("function (a) {}", `x");alert(1);("`+"\u2028</script>")
 	if want := "(function (a) {}\n)(\"x\\\");alert(1);(\\\"\\u2028\\u003c/script\\u003e\");\n"; got != want {
 		t.Errorf("applyJS = %q, want %q", got, want)
+	}
+}
+
+// A download by navigation goes to OnDownload; with none, its bytes and the guard's private folder go.
+func TestDownloadWithoutAReceiver(t *testing.T) {
+	defer func(o Options) { opts = o }(opts)
+	folder := filepath.Join(t.TempDir(), "voicebox-download-1")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(folder, "bytes")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []Download
+	opts = Options{OnDownload: func(d Download) { got = append(got, d) }}
+	download(Download{Path: file, Name: "a.txt"})
+	download(Download{Refused: "needs-gesture", Message: "no click"})
+	if len(got) != 2 || got[0].Path != file || got[1].Refused != "needs-gesture" {
+		t.Fatalf("OnDownload got %+v", got)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the receiver's file went before it read it: %v", err)
+	}
+	opts = Options{}
+	download(Download{Path: file, Name: "a.txt"})
+	if _, err := os.Stat(folder); !os.IsNotExist(err) {
+		t.Errorf("with no receiver the guard's folder stays: %v", err)
 	}
 }

@@ -68,6 +68,9 @@ type Options struct {
 	// loopback name than the room's beside a room served over HTTP (a different site: ServeOptions).
 	SandboxHost string
 	RoomOrigin  string
+	// BlobNavigationDownloads: the desktop's guard makes the app frame's blob: navigation a download
+	// (sandbox.Options.BlobNavigationDownloads).
+	BlobNavigationDownloads bool
 	// SitePerLaunch gives every launch a loopback address of its own, never RoomAddress (the room's):
 	// docs/sandbox.md, "A site per launch".
 	SitePerLaunch bool
@@ -92,7 +95,8 @@ func New(p config.Paths, o Options) (*Host, error) {
 	// The CDN hosts an app may load from are read from the one settings store at every launch, so a change
 	// in Settings applies to the next app opened.
 	sb, err := sandbox.Listen(sandbox.Options{Hostname: o.SandboxHost, RoomOrigin: o.RoomOrigin,
-		SitePerLaunch: o.SitePerLaunch, RoomAddress: o.RoomAddress, CDNHosts: func() []string {
+		SitePerLaunch: o.SitePerLaunch, RoomAddress: o.RoomAddress, BlobNavigationDownloads: o.BlobNavigationDownloads,
+		CDNHosts: func() []string {
 			return prefs.Get().CDNHostList()
 		}})
 	if err != nil {

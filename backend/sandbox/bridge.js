@@ -165,7 +165,27 @@
   function onInnerLoad() {
     if (!helloSinceLoad) reset();
     helloSinceLoad = false;
+    if (Date.now() - blobNavRefusedAt < BLOB_NAV_MS) { // the engine's error page (Chromium): the app again
+      blobNavRefusedAt = 0;
+      reset(); inner.remove(); createInner();
+    }
   }
+
+  // ---- a download by navigation (docs/webmcp.md) ----
+  // A page that saves with `location = URL.createObjectURL(blob)` navigates its own frame to a blob: URL.
+  // Nothing in the page can catch that, and in a browser this bridge's frame-src refuses it (in the desktop
+  // the guard makes it a download: backend/guard/blobdownload.c), where Chromium leaves the engine's error
+  // page instead of the app. The bridge hears the refusal, tells the person, and reloads the app if its
+  // document went. It cannot save the bytes: the blob lives in the app's opaque origin.
+  var BLOB_NAV_MS = 5000; // the error page commits right after the refusal
+  var blobNavRefusedAt = 0;
+  document.addEventListener("securitypolicyviolation", function (e) {
+    // Chromium reports the blocked blob: URL as "" (measured), WebKit as "blob" or the URL.
+    if (e.effectiveDirective !== "frame-src" || !/^(blob(:|$)|$)/i.test(e.blockedURI)) return;
+    blobNavRefusedAt = Date.now();
+    toRoom({ type: "notice", kind: "refused", text: "the app tried to save a file by opening it (a blob: URL), " +
+      "which Voicebox does only in its desktop app; here the app's download links save files" });
+  });
 
   function markReady(implicit) {
     ready = true;

@@ -98,9 +98,13 @@ func sourcesOrNone(sources []string) string {
 // BridgeCSP is the bridge document's policy: its own two scripts and its one inline style (by hash), the app
 // frame and its navigations kept to the app's folder (frame-src on appPath, AppPath: a same-folder link or
 // form navigates, anything else on this origin or elsewhere is refused), nothing else; only the room may
-// frame it.
-func BridgeCSP(roomOrigin, bridgeOrigin, appPath string) string {
+// frame it. blobNavigation adds blob: for the desktop, whose guard turns the app frame's navigation to a
+// blob: URL into a download and never loads one (Options.BlobNavigationDownloads).
+func BridgeCSP(roomOrigin, bridgeOrigin, appPath string, blobNavigation bool) string {
 	frames := sourcesOrNone(folderSource(bridgeOrigin, appPath))
+	if blobNavigation && frames != "'none'" {
+		frames += " blob:"
+	}
 	return strings.Join([]string{
 		"default-src 'none'",
 		"script-src " + bridgeScriptSrc,

@@ -398,7 +398,7 @@ func TestAppCSP(t *testing.T) {
 }
 
 func TestBridgeCSP(t *testing.T) {
-	got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/0123abcd/")
+	got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/0123abcd/", false)
 	for _, part := range []string{"default-src 'none'", "script-src 'sha256-", "frame-src http://127.0.0.1:5000/app/0123abcd/;", "connect-src 'none'", "frame-ancestors wails://wails", "style-src 'sha256-"} {
 		if !strings.Contains(got, part) {
 			t.Errorf("BridgeCSP lacks %q: %s", part, got)
@@ -407,8 +407,15 @@ func TestBridgeCSP(t *testing.T) {
 	if strings.Contains(got, "'self'") || strings.Contains(got, "unsafe") {
 		t.Errorf("BridgeCSP allows more than its own inline scripts and style: %s", got)
 	}
-	if got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/x y/"); !strings.Contains(got, "frame-src 'none'") {
+	if got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/x y/", true); !strings.Contains(got, "frame-src 'none'") {
 		t.Errorf("a malformed folder opened frame-src: %s", got)
+	}
+	// blob: only for the desktop's guard, which turns the navigation into a download (backend/guard).
+	if got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/0123abcd/", true); !strings.Contains(got, "frame-src http://127.0.0.1:5000/app/0123abcd/ blob:;") {
+		t.Errorf("the desktop's bridge does not pass blob: navigations to the guard: %s", got)
+	}
+	if strings.Contains(got, "blob:") {
+		t.Errorf("a browser's bridge lets the app frame load a blob: document: %s", got)
 	}
 }
 

@@ -77,6 +77,7 @@ type Server struct {
 	added      uint64
 	roomOrigin string
 	cdnHosts   func() []string
+	blobNav    bool // Options.BlobNavigationDownloads
 	srv        *http.Server
 
 	bridgeJS, sdkJS []byte // sdkJS: the SDK with every section (GET /sandbox/sdk.js)
@@ -101,6 +102,10 @@ type Options struct {
 	RoomOrigin string
 	// CDNHosts returns the hosts apps may load scripts, styles, images and fonts from (nil: none).
 	CDNHosts func() []string
+	// BlobNavigationDownloads lets the app frame's navigation to a blob: URL past the bridge's frame-src, to
+	// the desktop's guard, which makes it a download and loads no blob: document (backend/guard,
+	// blobdownload.c). Only where that guard decides every navigation: a browser would load the document.
+	BlobNavigationDownloads bool
 }
 
 // Listen opens the asset server on a random loopback port. Serve must be called to answer.
@@ -140,6 +145,7 @@ func New(o Options, hostPort string) *Server {
 		now:        time.Now,
 		roomOrigin: o.RoomOrigin,
 		cdnHosts:   o.CDNHosts,
+		blobNav:    o.BlobNavigationDownloads,
 		launches:   map[string]*Launch{},
 	}
 	s.bridgeJS, _ = scripts.ReadFile("bridge.js")
@@ -351,7 +357,7 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, at *site, token 
 		"</body></html>"
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin, l.Origin, AppPath(l.Token)))
+	h.Set("Content-Security-Policy", BridgeCSP(s.roomOrigin, l.Origin, AppPath(l.Token), s.blobNav))
 	h.Set("Permissions-Policy", PermissionsPolicy) // the bridge needs no device; nor may it delegate one to the app
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // bistroFolder is a folder app written for a WebMCP browser (docs/webmcp.md): index.html loads the script,
@@ -72,42 +74,73 @@ const downloadPage = `<!doctype html><title>Desk Report</title>
 // dialog, only on the person's click (docs/webmcp.md, "What the room does for a page"): a click from
 // script opens no dialog; the person's click does, and the bytes land where the person chose.
 func TestDownloadThroughTheSaveDialog(t *testing.T) {
-	s := startSession(t)
-	b := newBox(t, s, map[string]string{"report.html": downloadPage})
-	b.start(t, nil)
-	win := s.window(t, b.app)
-	cs := b.mcpClient(t)
-	a := launchApp(t, cs, "report.html")
-	dialog := func() string {
-		out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Save the download$")
-		return strings.TrimSpace(out)
-	}
+	d := openOneApp(t, "report.html", downloadPage)
+	s, win, cs, a := d.s, d.win, d.cs, d.app
 	if text, refused := toolText(t, cs, 20*time.Second, toolNamed(t, a, "quiet_download"), map[string]any{}); refused {
 		t.Fatalf("quiet_download: %s", text)
 	}
 	time.Sleep(2 * time.Second) // a dialog, had the bridge let the download through, would be up by now
-	if d := dialog(); d != "" {
+	if d := s.saveDialogOpen(t); d != "" {
 		t.Fatal("a download without the person's click opened the Save dialog")
 	}
-	// The first press hands the app the keyboard; a later one reaches the link.
+	if got := clickToSave(t, s, win, 201, 17, 133); string(got) != "hello desk" {
+		t.Fatalf("saved %q, want the app's bytes", got)
+	}
+}
+
+// oneApp is a voicebox with one page in its workspace, its window, an MCP client and the page open.
+type oneApp struct {
+	*box
+	win string
+	cs  *mcp.ClientSession
+	app openApp
+}
+
+func openOneApp(t *testing.T, file, html string) oneApp {
+	t.Helper()
+	s := startSession(t)
+	b := newBox(t, s, map[string]string{file: html})
+	b.start(t, nil)
+	win := s.window(t, b.app)
+	cs := b.mcpClient(t)
+	return oneApp{box: b, win: win, cs: cs, app: launchApp(t, cs, file)}
+}
+
+// saveDialogOpen is the X id of the Save dialog of a mini-app's download ("" when none is up).
+func (s *session) saveDialogOpen(t *testing.T) string {
+	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Save the download$")
+	return strings.TrimSpace(out)
+}
+
+// clickColour clicks the middle of what has colour (r, g, b) on the screen, as the person would.
+func clickColour(t *testing.T, s *session, win string, r, g, b uint32) {
+	t.Helper()
+	at, ok := findColour(s.screenshot(t), r, g, b)
+	if !ok {
+		t.Fatalf("the app's download element is not on the screen (%s)", s.keepScreenshot(t, "download.png"))
+	}
+	if out, err := s.run(t, 10*time.Second, "xdotool", "windowfocus", "--sync", win, "mousemove", strconv.Itoa(at.x-3), strconv.Itoa(at.y-3),
+		"sleep", "0.05", "mousemove", strconv.Itoa(at.x), strconv.Itoa(at.y), "click", "1"); err != nil {
+		t.Fatalf("xdotool: %v %s", err, out)
+	}
+}
+
+// clickToSave clicks the app's element of colour (r, g, b) as the person would until the Save dialog is up,
+// saves to a new file through it, and returns what was saved.
+func clickToSave(t *testing.T, s *session, win string, r, g, b uint32) []byte {
+	t.Helper()
+	// The first press hands the app the keyboard; a later one reaches the element.
 	var d string
 	for try := 0; d == ""; try++ {
 		if try == 4 {
 			t.Fatalf("no Save dialog after %d presses (screen: %s)", try, s.keepScreenshot(t, "download.png"))
 		}
-		at, ok := findColour(s.screenshot(t), 201, 17, 133)
-		if !ok {
-			t.Fatalf("the download link is not on the screen (%s)", s.keepScreenshot(t, "download.png"))
-		}
-		if out, err := s.run(t, 10*time.Second, "xdotool", "windowfocus", "--sync", win, "mousemove", strconv.Itoa(at.x-3), strconv.Itoa(at.y-3),
-			"sleep", "0.05", "mousemove", strconv.Itoa(at.x), strconv.Itoa(at.y), "click", "1"); err != nil {
-			t.Fatalf("xdotool: %v %s", err, out)
-		}
+		clickColour(t, s, win, r, g, b)
 		for deadline := time.Now().Add(3 * time.Second); d == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-			d = dialog()
+			d = s.saveDialogOpen(t)
 		}
 	}
-	target := filepath.Join(t.TempDir(), "saved.txt")
+	target := filepath.Join(t.TempDir(), "saved.bin")
 	if out, err := s.run(t, 20*time.Second, "xdotool", "windowfocus", "--sync", strings.Fields(d)[0], "sleep", "0.3",
 		"key", "--clearmodifiers", "ctrl+a", "type", "--delay", "20", target); err != nil {
 		t.Fatalf("xdotool type: %v %s", err, out)
@@ -118,10 +151,7 @@ func TestDownloadThroughTheSaveDialog(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if got, err := os.ReadFile(target); err == nil {
-			if string(got) != "hello desk" {
-				t.Fatalf("saved %q, want the app's bytes", got)
-			}
-			return
+			return got
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("nothing saved at %s (screen: %s)", target, s.keepScreenshot(t, "download-saved.png"))

@@ -21,6 +21,7 @@ func webmcpCases(t *testing.T, p page, s *server, chromium bool) {
 	t.Run("declarative forms", func(t *testing.T) { caseDeclarativeForms(t, p, s) })
 	t.Run("capabilities", func(t *testing.T) { caseCapabilities(t, p, chromium) })
 	t.Run("model context", func(t *testing.T) { caseModelContext(t, p) })
+	t.Run("download by navigation", func(t *testing.T) { caseBlobNavigation(t, p, chromium) })
 }
 
 // caseModelContext: the imperative API as a page written for the draft or Chrome's early preview uses it
