@@ -56,6 +56,8 @@ func runDesktop(cmd cli.Command) int {
 	trace.Mark("host-ready")
 	defer h.Close()
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
+	gpu := webviewGPU()
+	skipUnusedGL(gpu)
 	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
 	if err := app.installGuard(); err != nil {
@@ -93,7 +95,7 @@ func runDesktop(cmd cli.Command) int {
 		// own, which ignore drags that started in the window. tests/desktop TestDropOpensTheFile drags for
 		// real from another client; TestDragInsideAnAppOpensNothing drags inside a mini-app.
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
-		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: webviewGPU()},
+		Linux:       &linux.Options{Icon: icon, ProgramName: "voicebox", WebviewGpuPolicy: gpu},
 	})
 	if err != nil {
 		return fail(err)
@@ -113,6 +115,25 @@ func webviewGPU() linux.WebviewGpuPolicy {
 		return linux.WebviewGpuPolicyOnDemand
 	}
 	return linux.WebviewGpuPolicyNever
+}
+
+// noGLEnv is what the window's own process is told when the web view composites nothing (webviewGPU):
+// GDK probes GLX when it opens the display, and WebKit's DMA-BUF renderer sets up EGL, both only to draw
+// composited frames, which never come. Loading Mesa for them (llvmpipe and its LLVM, without a GPU) took
+// ~120 ms of every start before the web view existed (docs/performance.md, "What waits"). The web process
+// keeps its own GL (WebGL). A value the person set stays.
+var noGLEnv = [][2]string{{"GDK_GL", "disable"}, {"WEBKIT_DISABLE_DMABUF_RENDERER", "1"}}
+
+// skipUnusedGL sets noGLEnv where nothing composites; it must run before GTK and WebKit start.
+func skipUnusedGL(policy linux.WebviewGpuPolicy) {
+	if policy != linux.WebviewGpuPolicyNever {
+		return
+	}
+	for _, kv := range noGLEnv {
+		if _, set := os.LookupEnv(kv[0]); !set {
+			os.Setenv(kv[0], kv[1])
+		}
+	}
 }
 
 // DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).

@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"html"
 	"io/fs"
 	"net/http"
+	"strings"
 
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 
@@ -36,19 +39,59 @@ type roomBoot struct {
 // bootElement is the empty element in the room's index.html that the boot data fills.
 const bootElement = `<script id="voicebox-boot" type="application/json"></script>`
 
-// fillBoot returns the room's document with boot written into its boot element. encoding/json escapes
-// <, > and &, so no value can end the element or start markup.
+// stageElement is the element of the room's index.html that holds the mini-apps' windows: the first app's
+// frame goes in it (bootWindow).
+const stageElement = `<div id="mini-app-container" aria-label="Open mini-apps">`
+
+// fillBoot returns the room's document with boot written into its boot element and, when the room will
+// open an app first, that app's window in the stage (bootWindow). encoding/json escapes <, > and &, so no
+// value can end the element or start markup.
 func fillBoot(index []byte, boot roomBoot) ([]byte, error) {
 	data, err := json.Marshal(boot)
 	if err != nil {
 		return nil, err
 	}
 	at := bytes.Index(index, []byte(bootElement))
-	if at < 0 {
+	stage := bytes.Index(index, []byte(stageElement))
+	switch {
+	case at < 0:
 		return nil, errors.New("the room's index.html has no " + bootElement)
+	case stage < at:
+		return nil, errors.New("the room's index.html has no " + stageElement + " after its boot data")
 	}
-	open := len(bootElement) - len("</script>")
-	return bytes.Join([][]byte{index[:at+open], data, index[at+open:]}, nil), nil
+	open, stage := at+len(bootElement)-len("</script>"), stage+len(stageElement)
+	return bytes.Join([][]byte{index[:open], data, index[open:stage], []byte(bootWindow(boot)), index[stage:]}, nil), nil
+}
+
+// bootFrame are the attributes of a mini-app's bridge frame, as the room makes it (room/src/registry.js,
+// bridgeFrame; desktopboot_test.go holds the two together, and the room adopts no frame that differs).
+var bootFrame = []struct{ name, value string }{
+	{"class", "mini-app-bridge"},
+	{"sandbox", "allow-scripts allow-same-origin allow-forms"},
+	{"referrerpolicy", "no-referrer"},
+	{"allow", "camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'"},
+}
+
+// bootWindow is the window of the app the room opens first, its bridge frame in it, written into the room's
+// document so that the frame loads while the room's modules do (docs/performance.md, "What waits"): the
+// first launch boot holds, for the first opened file that has one (the room opens them in order). The room
+// adopts it when it opens that launch (registry.js), and removes it when it may not open mini-apps; until
+// then it is not shown. "" when there is no launch.
+func bootWindow(boot roomBoot) string {
+	for _, d := range boot.Opened {
+		l, ok := boot.Launches[d.ID]
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(`<section id="voicebox-boot-window" class="mini-app-window booting"><div class="mini-app-body"><iframe`)
+		for _, a := range bootFrame {
+			fmt.Fprintf(&b, ` %s="%s"`, a.name, html.EscapeString(a.value))
+		}
+		fmt.Fprintf(&b, ` title="%s" src="%s"></iframe></div></section>`, html.EscapeString(l.Title), html.EscapeString(l.BridgeURL))
+		return b.String()
+	}
+	return ""
 }
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:

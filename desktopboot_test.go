@@ -1,10 +1,20 @@
 package main
 
 import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/frontend"
 )
 
 // The room's boot data holds a launch for each opened file, made for the page's own id (so the page's
@@ -55,5 +65,132 @@ func TestRoomBootPreparesTheOpenedFiles(t *testing.T) {
 	})
 	if b := a.roomBoot(); len(b.Launches) != 0 || len(b.Opened) != 1 {
 		t.Fatalf("under the rule: %d launches, %d opened", len(b.Launches), len(b.Opened))
+	}
+}
+
+// bootPage serves the room's document as the window gets it, with boot's data, and parses it.
+func bootPage(t *testing.T, boot roomBoot) *html.Node {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	roomHandler(t, boot).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://wails.localhost/", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /: %d", rec.Code)
+	}
+	doc, err := html.Parse(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// find returns the elements below n that match.
+func find(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && match(c) {
+			out = append(out, c)
+		}
+		out = append(out, find(c, match)...)
+	}
+	return out
+}
+
+func attr(n *html.Node, name string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == name {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func byID(id string) func(*html.Node) bool {
+	return func(n *html.Node) bool { v, _ := attr(n, "id"); return v == id }
+}
+
+func tagged(tag string) func(*html.Node) bool {
+	return func(n *html.Node) bool { return n.Data == tag }
+}
+
+// The room's document carries the first app's window, its bridge frame in the stage, only when the room
+// will open a launch: the first opened file that has one. Its title cannot end the attribute, whatever the
+// file calls itself, and the frame has exactly the attributes the room gives its frames.
+func TestRoomDocumentCarriesTheFirstLaunchsFrame(t *testing.T) {
+	hostile := `Evil"><script>parent.pwned=1</script><iframe src="http://127.0.0.1:1/x` + "' onload='x"
+	const url = "http://127.0.0.1:41234/bridge/00ff?x=\"><script>y</script>"
+	docs := []documents.Doc{{ID: "doc-refused"}, {ID: "doc-first"}, {ID: "doc-second"}}
+	boot := roomBoot{Opened: docs, Launches: map[string]services.LaunchInfo{
+		"doc-first":  {Title: hostile, BridgeURL: url},
+		"doc-second": {Title: "Second", BridgeURL: "http://127.0.0.1:41234/bridge/0202"},
+	}}
+
+	for name, b := range map[string]roomBoot{
+		"no boot data (voicebox serve's page)":                         {},
+		"files but no launch (no guard, or the watchdog refused them)": {Opened: docs},
+	} {
+		page := bootPage(t, b)
+		if got := find(page, byID("voicebox-boot-window")); len(got) != 0 {
+			t.Errorf("%s: the document carries a boot window", name)
+		}
+		if got := find(page, tagged("iframe")); len(got) != 0 {
+			t.Errorf("%s: the document carries %d frames", name, len(got))
+		}
+	}
+
+	page := bootPage(t, boot)
+	stage := find(page, byID("mini-app-container"))
+	if len(stage) != 1 {
+		t.Fatalf("%d stages", len(stage))
+	}
+	wins := find(stage[0], byID("voicebox-boot-window"))
+	if len(wins) != 1 {
+		t.Fatalf("the stage holds %d boot windows, want 1", len(wins))
+	}
+	frames := find(page, tagged("iframe"))
+	if len(frames) != 1 {
+		t.Fatalf("the document carries %d frames, want 1 (the hostile title made one?)", len(frames))
+	}
+	if s := find(stage[0], tagged("script")); len(s) != 0 {
+		t.Fatalf("the title or the URL ended the frame's markup: %d scripts in the stage", len(s))
+	}
+	f := frames[0]
+	if p := f.Parent; p == nil || p.Parent != wins[0] {
+		t.Fatal("the frame is not in the boot window's body")
+	}
+	want := map[string]string{"title": hostile, "src": url}
+	for _, a := range bootFrame {
+		want[a.name] = a.value
+	}
+	if len(f.Attr) != len(want) {
+		t.Errorf("the frame has attributes %v, want exactly %v", f.Attr, want)
+	}
+	for k, v := range want {
+		if got, _ := attr(f, k); got != v {
+			t.Errorf("frame %s = %q, want %q", k, got, v)
+		}
+	}
+}
+
+// The boot window's frame has the attributes the room gives every bridge frame (registry.js, bridgeFrame):
+// the room adopts no frame that differs, so a change on one side only would cost every start its head start.
+func TestBootFrameIsTheRoomsBridgeFrame(t *testing.T) {
+	src, err := fs.ReadFile(frontend.Room(), "src/registry.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := regexp.MustCompile(`(?s)const bridgeFrame = \{\n(.*?)\n\};`).FindSubmatch(src)
+	if table == nil {
+		t.Fatal("registry.js has no bridgeFrame table")
+	}
+	js := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(\w+): "([^"]*)",`).FindAllSubmatch(table[1], -1) {
+		js[string(m[1])] = string(m[2])
+	}
+	goSide := map[string]string{}
+	for _, a := range bootFrame {
+		goSide[a.name] = a.value
+	}
+	if len(js) == 0 || !reflect.DeepEqual(js, goSide) {
+		t.Fatalf("registry.js bridgeFrame %v, desktopboot.go bootFrame %v", js, goSide)
 	}
 }

@@ -92,14 +92,7 @@ func TestRoomDocumentCarriesItsBootData(t *testing.T) {
 	hostile := `a</script><script>alert(1)</script><!--.html`
 	boot := roomBoot{Config: services.NewRoomConfig("desktop", "/w", "http://127.0.0.1:41234"),
 		Opened: []documents.Doc{{ID: "d1", Name: hostile, Path: "/w/" + hostile}}}
-	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return boot })
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wailsassets.NewAssetHandler(*opts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := roomHandler(t, boot)
 	for _, p := range []string{"/", "/index.html"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://wails.localhost"+p, nil))
@@ -131,4 +124,18 @@ func TestRoomDocumentCarriesItsBootData(t *testing.T) {
 	if cut, _, _ := strings.Cut(raw.String(), "</script>"); json.Valid([]byte(cut)) {
 		t.Fatal("the control: the hostile name did not end the element")
 	}
+}
+
+// roomHandler is what Wails serves at wails://wails with boot as the room's boot data (roomAssetServer).
+func roomHandler(t *testing.T, boot roomBoot) http.Handler {
+	t.Helper()
+	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return boot })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := wailsassets.NewAssetHandler(*opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

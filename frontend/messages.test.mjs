@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { TYPES, fromBridge, toBridge } from "./room/src/messages.js";
+import { TYPES, fromBridge, toBridge, bridgeHello } from "./room/src/messages.js";
 
 const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(fileURLToPath(new URL(rel, root)), "utf8");
@@ -68,4 +68,16 @@ test("fromBridge keeps what the room knows, in its shape", () => {
   assert.deepEqual(fromBridge({ type: "notice", kind: "alert", text: 3 }), { type: "notice", kind: "alert", text: "" });
   assert.equal(fromBridge({ type: "download", name: "a.txt", blob: "not a blob" }), null);
   assert.equal(fromBridge({ type: "download", name: "a.txt", blob: new Blob(["x"]) }).name, "a.txt");
+});
+
+// A bridge's hello names its document, so that the room connects a document once however often it says
+// hello (once loaded, once more when a room that listened late asks: room_ready).
+test("bridgeHello is the hello of this launch's bridge, with its document's id", () => {
+  assert.equal(bridgeHello({ type: "bridge_ready", launchId: "L", doc: "d1" }, "L"), "d1");
+  assert.equal(bridgeHello({ type: "bridge_ready", launchId: "other", doc: "d1" }, "L"), null);
+  assert.equal(bridgeHello({ type: "bridge_ready", launchId: "L" }, "L"), null);
+  assert.equal(bridgeHello({ type: "bridge_ready", launchId: "L", doc: 7 }, "L"), null);
+  assert.equal(bridgeHello({ type: "connect", launchId: "L", doc: "d1" }, "L"), null);
+  assert.equal(bridgeHello(null, "L"), null);
+  assert.deepEqual(toBridge.roomReady(), { type: "room_ready" });
 });

@@ -4,7 +4,9 @@
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
  * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else
- * travels over that port. Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
+ * travels over that port. A frame that the room's document brought may load before the room listens: the
+ * room then asks with room_ready, and the bridge says bridge_ready again while it has no port (the same
+ * document id, so the room connects it once). Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
  * inner.contentWindow); each time it does, the bridge makes a fresh MessageChannel and transfers one end.
  * Every other window message is ignored. Declarations and arguments are checked with the JavaScript twin of
  * the Go tool contract (toolcontract.js); the 16-tool, 5,000 ms and 64 KiB bounds are enforced here. */
@@ -40,6 +42,7 @@
   var MAX_REFUSED = 32; // refused registrations remembered per document, for the room to show
 
   var roomPort = null, outbox = [];
+  var DOC = Array.from(crypto.getRandomValues(new Uint8Array(8)), function (x) { return (x + 256).toString(16).slice(1); }).join("");
   var inner = null, innerPort = null;
   var tools = new Map(), order = [];
   var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
@@ -66,6 +69,8 @@
         roomPort.onmessage = onRoom;
         var queued = outbox; outbox = [];
         for (var i = 0; i < queued.length; i++) roomPort.postMessage(queued[i]);
+      } else if (!roomPort && d && d.type === "room_ready") {
+        hello();
       }
       return;
     }
@@ -391,6 +396,8 @@
     }
   }
 
+  function hello() { window.parent.postMessage({ type: "bridge_ready", launchId: cfg.launchId, doc: DOC }, ROOM); }
+
   createInner();
-  window.parent.postMessage({ type: "bridge_ready", launchId: cfg.launchId }, ROOM);
+  hello();
 })();

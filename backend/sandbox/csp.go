@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
+
+	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
 // AppCSP is the Content-Security-Policy of a mini-app's document, sent as an HTTP header (a tamper-proof
@@ -93,7 +95,7 @@ func sourcesOrNone(sources []string) string {
 	return strings.Join(sources, " ")
 }
 
-// BridgeCSP is the bridge document's policy: its own two scripts, its one inline style (by hash), the app
+// BridgeCSP is the bridge document's policy: its own two scripts and its one inline style (by hash), the app
 // frame and its navigations kept to the app's folder (frame-src on appPath, AppPath: a same-folder link or
 // form navigates, anything else on this origin or elsewhere is refused), nothing else; only the room may
 // frame it. blobNavigation adds blob: for the desktop, whose guard turns the app frame's navigation to a
@@ -105,8 +107,8 @@ func BridgeCSP(roomOrigin, bridgeOrigin, appPath string, blobNavigation bool) st
 	}
 	return strings.Join([]string{
 		"default-src 'none'",
-		"script-src 'self'",
-		"style-src " + styleHash(bridgeStyle),
+		"script-src " + bridgeScriptSrc,
+		"style-src " + inlineHash(bridgeStyle),
 		"frame-src " + frames,
 		"connect-src 'none'",
 		"img-src 'none'",
@@ -199,7 +201,38 @@ func validCDNHost(h string) bool {
 	return true
 }
 
-func styleHash(s string) string {
+// bridgeScripts are the bridge document's two scripts, inline: the tool contract's twin, then bridge.js; and
+// bridgeScriptSrc allows exactly them, by hash. Inline, the bridge runs as soon as its document is parsed,
+// not two requests later: at start the page's one thread is busy with the room, and each hop on the first
+// app's way waited for it (docs/performance.md, "What waits"). GET /sandbox/bridge.js and toolcontract.js
+// still serve them.
+var bridgeScripts, bridgeScriptSrc = inlineScripts(toolcontract.BridgeJS, mustScript("bridge.js"))
+
+// inlineScripts returns the <script> elements holding srcs and the script-src sources that allow exactly
+// them. A script that could end its element or change how the parser reads it panics: it is ours.
+func inlineScripts(srcs ...[]byte) (elements, sources string) {
+	var els, hashes []string
+	for _, src := range srcs {
+		low := strings.ToLower(string(src))
+		if strings.Contains(low, "</script") || strings.Contains(low, "<!--") || strings.Contains(low, "<script") {
+			panic("sandbox: a bridge script holds markup that would end or change its inline element")
+		}
+		els = append(els, "<script>"+string(src)+"</script>")
+		hashes = append(hashes, inlineHash(string(src)))
+	}
+	return strings.Join(els, ""), strings.Join(hashes, " ")
+}
+
+func mustScript(name string) []byte {
+	b, err := scripts.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// inlineHash is a CSP source for one inline element's text (a style or a script): 'sha256-…'.
+func inlineHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }

@@ -83,8 +83,18 @@ func TestRoutesAndHeaders(t *testing.T) {
 	if !strings.Contains(b.body, "X &lt;b&gt;") || strings.Contains(b.body, "<b>") {
 		t.Errorf("title not escaped: %s", b.body)
 	}
-	if !strings.Contains(b.body, `src="/sandbox/toolcontract.js"`) || !strings.Contains(b.body, `src="/sandbox/bridge.js"`) {
-		t.Errorf("bridge scripts missing: %s", b.body)
+	// The bridge's two scripts are in its document, each allowed by its hash and nothing else runs: no
+	// script is fetched, no 'self', no 'unsafe-inline'.
+	inline := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(b.body, -1)
+	if len(inline) != 2 || strings.Contains(b.body, "<script src") || !strings.Contains(inline[0][1], "VoiceboxToolContract") || inline[1][1] != string(s.bridgeJS) {
+		t.Errorf("bridge scripts: %d inline, document %.300q", len(inline), b.body)
+	}
+	var allowed []string
+	for _, m := range inline {
+		allowed = append(allowed, inlineHash(m[1]))
+	}
+	if want := "script-src " + strings.Join(allowed, " ") + ";"; !strings.Contains(csp, want) {
+		t.Errorf("bridge CSP %q lacks %q", csp, want)
 	}
 
 	a := get(t, ts, "GET", AppPath(l.Token)+"index.html", map[string]string{"Sec-Fetch-Dest": "iframe"})
@@ -389,10 +399,13 @@ func TestAppCSP(t *testing.T) {
 
 func TestBridgeCSP(t *testing.T) {
 	got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/0123abcd/", false)
-	for _, part := range []string{"default-src 'none'", "script-src 'self'", "frame-src http://127.0.0.1:5000/app/0123abcd/;", "connect-src 'none'", "frame-ancestors wails://wails", "style-src 'sha256-"} {
+	for _, part := range []string{"default-src 'none'", "script-src 'sha256-", "frame-src http://127.0.0.1:5000/app/0123abcd/;", "connect-src 'none'", "frame-ancestors wails://wails", "style-src 'sha256-"} {
 		if !strings.Contains(got, part) {
 			t.Errorf("BridgeCSP lacks %q: %s", part, got)
 		}
+	}
+	if strings.Contains(got, "'self'") || strings.Contains(got, "unsafe") {
+		t.Errorf("BridgeCSP allows more than its own inline scripts and style: %s", got)
 	}
 	if got := BridgeCSP("wails://wails", "http://127.0.0.1:5000", "/app/x y/", true); !strings.Contains(got, "frame-src 'none'") {
 		t.Errorf("a malformed folder opened frame-src: %s", got)

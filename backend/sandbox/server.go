@@ -353,8 +353,7 @@ func (s *Server) bridge(w http.ResponseWriter, r *http.Request, at *site, token 
 		"<style>" + bridgeStyle + "</style>" +
 		"<script type=\"application/json\" id=\"voicebox-bridge-config\">" + string(cfg) + "</script>" +
 		"</head><body>" +
-		"<script src=\"" + pathToolContract + "\"></script>" +
-		"<script src=\"" + pathBridgeJS + "\"></script>" +
+		bridgeScripts +
 		"</body></html>"
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")

@@ -159,3 +159,24 @@ func TestLayoutInTheWindow(t *testing.T) {
 	key("Escape")
 	readReport(t, s, report, "the shortcuts closed by Escape", func(r layout.Report) bool { return len(r.Dialogs) == 0 })
 }
+
+// A file opened on the command line opens in the window the room's document brought, its frame loading
+// while the room's modules did (desktopboot.go): the room adopts that frame, gives it its title bar and its
+// place, and makes no second frame for the same app.
+func TestFirstAppOpensInTheFrameTheDocumentBrought(t *testing.T) {
+	s := startSession(t)
+	b := newBox(t, s, map[string]string{"app1.html": layoutApp(1)})
+	report := filepath.Join(t.TempDir(), "layout.json")
+	b.start(t, []string{"VOICEBOX_LAYOUT_PROBE=" + report}, filepath.Join(b.workspace, "app1.html"))
+	s.window(t, b.app)
+	cs := b.mcpClient(t)
+	waitOpen(t, cs, 30*time.Second, "App 1 ready", func(apps []openApp) bool { a, ok := findApp(apps, "App 1"); return ok && len(a.Tools) == 1 })
+	r := readReport(t, s, report, "one window", func(r layout.Report) bool { return len(r.Windows) == 1 && r.Container != nil })
+	if r.Frames != 1 {
+		t.Errorf("the room holds %d frames for one app, want 1 (the document's own, adopted)", r.Frames)
+	}
+	w := r.Windows[0]
+	if w.Box.X-r.Container.X != 20 || w.Box.Y-r.Container.Y != 16 || len(r.Closers) != 1 {
+		t.Errorf("the adopted window is at %+v in %+v with %d close buttons, want placement.js' first slot and its title bar", w.Box, *r.Container, len(r.Closers))
+	}
+}

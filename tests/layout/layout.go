@@ -74,6 +74,7 @@ type Report struct {
 	ViewerButtons []Control          `json:"viewerButtons"`
 	Windows       []Window           `json:"windows"`
 	Minimised     []string           `json:"minimised"`
+	Frames        int                `json:"frames"` // every frame of the room, shown or not
 	WindowList    []string           `json:"windowList"`
 	Toasts        []Toast            `json:"toasts"`
 	Dialogs       []string           `json:"dialogs"` // the ids of the open dialogs

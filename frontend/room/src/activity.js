@@ -7,6 +7,7 @@
 // every room) and Export (the whole ring as JSON: a download in `voicebox serve`, a Save dialog in the
 // desktop) sit above it (docs/room.md, "Activity log").
 import { call, on, roomId, isDesktop } from "./transport.js";
+import { firstApp } from "./boot.js";
 import { el } from "./dom.js";
 
 const SHOWN = 500; // entries drawn at most (Go keeps as many)
@@ -185,6 +186,7 @@ async function boot() {
   on("activity", fromGo);
   on("activity:cleared", cleared);
   let lines = [];
+  await firstApp; // the first app opens first (boot.js); what arrives meanwhile is drawn after the log
   try { lines = (await call("ActivityService.List")) || []; } catch { /* an older Go: the log starts empty */ }
   for (let i = lines.length - 1; i >= 0; i--) { // newest first, below what this page drew already
     const l = lines[i];

@@ -64,6 +64,7 @@ export function measure() {
     windows: all(".mini-app-window").map((w) => ({ appId: w.dataset.appId, box: box(w.getBoundingClientRect()), front: w === front,
       maximised: w.classList.contains("maximised") })),
     minimised: [...document.querySelectorAll(".mini-app-window[hidden]")].map((w) => w.dataset.appId),
+    frames: document.querySelectorAll("iframe").length, // shown or not: the window the room's document brought too
     windowList: all("#window-list button").map((e) => e.textContent),
     toasts: all("#notices .notice, #undo-toast").map((e) => ({ box: box(e.getBoundingClientRect()), text: e.querySelector(".notice-line")?.textContent || e.textContent })),
     dialogs: [...document.querySelectorAll("dialog[open]")].map((d) => d.id),

@@ -4,6 +4,7 @@
 // The side panel always shows who is connected. Each external call lands in the activity log through the
 // registry's "activity" events, caller "mcp:<client name>".
 import { call, on } from "./transport.js";
+import { firstApp } from "./boot.js";
 import { el, notify, notifyError } from "./ui.js";
 import { askConfirm } from "./confirm.js";
 import { copyText } from "./clipboard.js";
@@ -196,7 +197,7 @@ function start() {
   // refresh once for all that arrive within STATUS_REFRESH_MS, so calls do not wait behind redraws.
   let soon = 0;
   on("mcp:status", () => { soon ||= setTimeout(() => { soon = 0; refresh(); }, STATUS_REFRESH_MS); });
-  refresh();
+  firstApp.then(refresh); // the first app opens first (boot.js)
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -5,9 +5,10 @@
 // is missing here, or the reverse. This module touches no DOM, so that node can import it.
 
 export const TYPES = {
-  // window messages: the bridge's hello to the room, the room's answer with a port; the app's hello to the
-  // bridge, the bridge's answer with a port
-  handshake: ["bridge_ready", "connect", "mini_app_ready", "voicebox_port"],
+  // window messages: the bridge's hello to the room, the room's answer with a port, the room's request for
+  // the hello again (a frame that loaded before the room listened); the app's hello to the bridge, the
+  // bridge's answer with a port
+  handshake: ["bridge_ready", "connect", "room_ready", "mini_app_ready", "voicebox_port"],
   // room → bridge, on the room's port
   toBridge: ["call", "cancel", "reload", "ping"],
   // bridge → room, on the room's port
@@ -27,15 +28,18 @@ export const TYPES = {
 // What the room sends a bridge.
 export const toBridge = {
   connect: () => ({ type: "connect" }),
+  roomReady: () => ({ type: "room_ready" }), // a window message: say bridge_ready again if you have no port yet
   call: (id, name, args) => ({ type: "call", id, name, args }),
   cancel: (id) => ({ type: "cancel", id }), // the bridge answers the call `cancelled` and cancels it in the app
   reload: () => ({ type: "reload" }),
   ping: (id) => ({ type: "ping", id }),
 };
 
-// isBridgeReady says whether a window message is the hello of the bridge with this launch id (the caller
-// has checked its source and origin).
-export const isBridgeReady = (d, launchId) => Boolean(d) && d.type === "bridge_ready" && d.launchId === launchId;
+// bridgeHello returns the id of the bridge document that says hello in a window message when it is the
+// bridge with this launch id, else null (the caller has checked its source and origin). A document may say
+// it twice (once loaded, once more when asked: toBridge.roomReady); it is connected once.
+export const bridgeHello = (d, launchId) =>
+  Boolean(d) && d.type === "bridge_ready" && d.launchId === launchId && typeof d.doc === "string" && d.doc !== "" ? d.doc : null;
 
 const isObject = (d) => d !== null && typeof d === "object";
 const text = (v) => (typeof v === "string" ? v : "");

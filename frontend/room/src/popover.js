@@ -9,8 +9,10 @@ import * as windows from "./windows.js";
 
 const GRIP_STEP = 32; // a key press on the grip resizes by this much
 
-// openWindow creates a window and returns its parts; the caller puts its frame into body.
-export function openWindow({ title, appId, onClose, onReload, onFocus }) {
+// openWindow creates a window and returns its parts; the caller puts its frame into body. into: a window the
+// room's document brought with its frame already loading (registry.js, bootWindow), built around where it is:
+// a frame moved in the document would load again.
+export function openWindow({ title, appId, onClose, onReload, onFocus, into }) {
   const titleEl = el("span", { class: "mini-app-title", tabindex: "0", title: "Click the app, or press Enter here, to type in it" }, title);
   const status = el("span", { class: "mini-app-status" }, "loading…");
   const button = (cls, label, text) => el("button", { type: "button", class: cls, title: label, "aria-label": label }, text);
@@ -20,11 +22,24 @@ export function openWindow({ title, appId, onClose, onReload, onFocus }) {
   const reload = button("mini-app-reload", "Reload the app (its tools are registered again)", "⟳");
   const close = button("mini-app-close", "Close the app (its tools go away)", "✕");
   const bar = el("header", { class: "mini-app-bar" }, titleEl, status, min, max, reload, close);
-  const body = el("div", { class: "mini-app-body" });
   const grip = el("div", { class: "mini-app-grip", role: "button", tabindex: "0", title: "Resize (drag, or arrow keys)", "aria-label": `Resize ${title}` });
-  const win = el("section", { class: "mini-app-window", role: "dialog", "aria-label": title, dataset: { appId } }, bar, body, grip);
-  document.getElementById("mini-app-container").append(win);
+  let win, body;
+  if (into) {
+    win = into;
+    body = into.querySelector(".mini-app-body");
+    win.removeAttribute("id");
+    win.setAttribute("role", "dialog");
+    win.setAttribute("aria-label", title);
+    win.dataset.appId = appId;
+    win.insertBefore(bar, body);
+    win.append(grip);
+  } else {
+    body = el("div", { class: "mini-app-body" });
+    win = el("section", { class: "mini-app-window", role: "dialog", "aria-label": title, dataset: { appId } }, bar, body, grip);
+    document.getElementById("mini-app-container").append(win);
+  }
   windows.add(win, title, onFocus);
+  win.classList.remove("booting"); // placed: now it shows
   adopt(win, body, () => {
     const why = `${title} moved the keyboard into itself while it was not the app you were using, so it was closed: it could have read what you typed. Open it again to go on using it.`;
     notify(why, "error");

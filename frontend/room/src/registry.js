@@ -21,7 +21,7 @@ import { appNotice, saveDownload, copyForApp, needsYou } from "./mediation.js";
 import { handOver } from "./keyboard.js";
 import { update, subscribe } from "./state.js";
 import { target } from "./subject.js";
-import { toBridge, fromBridge, isBridgeReady } from "./messages.js";
+import { toBridge, fromBridge, bridgeHello } from "./messages.js";
 import { config, configReady } from "./config.js";
 import { preparedLaunch } from "./boot.js";
 
@@ -30,6 +30,35 @@ import { preparedLaunch } from "./boot.js";
 const BACKSTOP_MARGIN_MS = 500;
 
 const apps = new Map(); // appId → MiniApp
+
+// bridgeFrame are the attributes of every bridge frame (besides its title and src). The bridge has its own
+// origin; the sandbox attribute adds no-popups/no-top-navigation for it and, by inheritance, for the app
+// inside it. Forms are allowed so an app's form can go to another page of its folder: the bridge has none
+// (form-action 'none'), the app's form-action is its own folder. The desktop writes the first app's frame
+// into the room's document with these (desktopboot.go, held to this table by desktopboot_test.go).
+const bridgeFrame = {
+  class: "mini-app-bridge",
+  sandbox: "allow-scripts allow-same-origin allow-forms",
+  referrerpolicy: "no-referrer",
+  allow: "camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'",
+};
+
+// bootWindow is the window the room's document brought for a launch (desktopboot.go): its frame has loaded
+// or is loading the launch's bridge since the document was parsed. It is adopted only when its frame is
+// exactly the one the room would make for this launch; else it goes, and the room makes its own.
+function bootWindow(bridgeURL) {
+  const win = document.getElementById("voicebox-boot-window");
+  const f = win?.querySelector(".mini-app-body > iframe");
+  if (!f) return null;
+  const want = { ...bridgeFrame, src: bridgeURL };
+  const names = f.getAttributeNames().filter((n) => n !== "title");
+  if (names.length === Object.keys(want).length && names.every((n) => f.getAttribute(n) === want[n])) return win;
+  if (f.getAttribute("src") === bridgeURL) win.remove(); // this launch's, but not as the room makes frames
+  return null;
+}
+
+// dropBootWindow removes the window the room's document brought, unadopted: this room may not open apps.
+function dropBootWindow() { document.getElementById("voicebox-boot-window")?.remove(); }
 
 // track tells the desktop's watchdog (Go) what runs here, so that after a restart of a hung web process it
 // knows which apps to reopen and which one to leave closed. Fire and forget; the desktop only.
@@ -63,17 +92,18 @@ class MiniApp {
   }
 
   open() {
+    const into = bootWindow(this.bridgeURL);
     this.win = openWindow({ title: this.title, appId: this.appId, onClose: () => close(this.appId), onReload: () => this.reload(),
-      onFocus: () => update({ front: this.appId }) }); // what File › Save Page to Shelf saves when no viewer is up
+      onFocus: () => update({ front: this.appId }), into }); // what File › Save Page to Shelf saves when no viewer is up
+    if (into) {
+      // Its bridge may have said hello before this room listened: ask again (bridgeHello connects it once).
+      this.frame = into.querySelector("iframe");
+      this.frame.contentWindow.postMessage(toBridge.roomReady(), this.bridgeOrigin);
+      return;
+    }
     const f = document.createElement("iframe");
-    f.className = "mini-app-bridge";
+    for (const [name, value] of Object.entries(bridgeFrame)) f.setAttribute(name, value);
     f.title = this.title;
-    // The bridge has its own origin; the sandbox attribute adds no-popups/no-top-navigation for it and, by
-    // inheritance, for the app inside it. Forms are allowed so an app's form can go to another page of its
-    // folder: the bridge has none (form-action 'none'), the app's form-action is its own folder.
-    f.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
-    f.setAttribute("referrerpolicy", "no-referrer");
-    f.setAttribute("allow", "camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'");
     f.src = this.bridgeURL;
     this.frame = f;
     this.win.body.append(f);
@@ -262,7 +292,11 @@ window.addEventListener("message", (e) => {
   for (const app of apps.values()) {
     if (!app.frame || e.source !== app.frame.contentWindow) continue;
     if (e.origin !== app.bridgeOrigin) return;
-    if (isBridgeReady(e.data, app.launchId)) app.connect();
+    const doc = bridgeHello(e.data, app.launchId);
+    if (doc && doc !== app.bridgeDoc) {
+      app.bridgeDoc = doc;
+      app.connect();
+    }
     return;
   }
 });
@@ -451,6 +485,7 @@ requests((req) => {
 });
 
 function wire() {
+  if (config && guardProblem()) dropBootWindow(); // the page's own check: no app runs in a room that failed it
   configReady.then((c) => {
     const box = document.getElementById("mini-app-container");
     if (c && c.unsafeNoGuard) {

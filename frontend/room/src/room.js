@@ -5,13 +5,17 @@ import { call, on, isDesktop } from "./transport.js";
 import { notify, notifyError } from "./ui.js";
 import { get, update } from "./state.js";
 import { roomConfig } from "./config.js";
-import { boot } from "./boot.js";
+import { boot, firstApp, firstAppSettled } from "./boot.js";
 import { openAll, recoverAtBoot } from "./opener.js";
 import { viewDoc, viewLocal, closeViewer, savePage } from "./viewer.js";
 import "./tray.js";
 import "./toolconsole.js";
 
 const $ = (id) => document.getElementById(id);
+
+// FIRST_APP_WAIT_MS bounds how long the room's other first reads wait for the first app (boot.js, firstApp):
+// an app that never becomes ready does not keep the side bar empty for the launch's whole timeout.
+const FIRST_APP_WAIT_MS = 1500;
 
 async function refresh() {
   try {
@@ -43,7 +47,8 @@ async function refreshOpened() {
 function openAtBoot() {
   if (!boot) return refreshOpened().then(() => openDocuments(get().opened, "boot"));
   update({ opened: boot.opened || [] });
-  openDocuments(get().opened, "boot");
+  openDocuments(get().opened, "boot").finally(firstAppSettled);
+  setTimeout(firstAppSettled, FIRST_APP_WAIT_MS);
 }
 
 // openDocuments opens files the person opened in the desktop (the command line, a second launch's
@@ -127,10 +132,11 @@ async function main() {
   on("workspace:changed", (cfg) => { applyConfig(cfg); closeViewer(); refresh(); });
   on("notice", (n) => (n.code ? notifyError({ code: n.code, message: n.message }, { provider: n.provider }) : notify(n.message, n.level || "info")));
 
-  // Everything the room boots with is asked for at once, or came with the page (boot.js), so a file
-  // opened on the command line starts opening as soon as the room runs (docs/performance.md).
-  const listed = Promise.all([refresh(), refreshRecent()]);
+  // What the room boots with came with the page (boot.js) or is asked for at once, so a file opened on the
+  // command line starts opening as soon as the room runs; the side bar's lists wait for that app
+  // (docs/performance.md).
   if (isDesktop()) openAtBoot();
+  const listed = firstApp.then(() => Promise.all([refresh(), refreshRecent()]));
   try {
     const cfg = await roomConfig;
     applyConfig(cfg);
@@ -139,7 +145,13 @@ async function main() {
     notifyError(err, { doing: "Could not read the room's configuration" });
   }
   await listed;
+  await later;
   document.body.dataset.ready = "true";
 }
+
+// later are the room's parts that the first app does not wait for (boot.js, firstApp): the MCP panel, the
+// voice session and the keys (Settings with them). Their evaluation, their DOM and their first calls to Go
+// ran on the page's one thread ahead of the first app's documents and messages.
+const later = firstApp.then(() => Promise.all(["./mcp.js", "./session.js", "./shortcuts.js"].map((m) => import(m))));
 
 main();
