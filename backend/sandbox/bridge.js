@@ -3,8 +3,11 @@
  * origin is injected by the server into #voicebox-bridge-config; nothing is read from the URL.
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
- * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else
- * travels over that port. Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
+ * a "connect" window message from window.parent at the room origin that names the connection (conn) and
+ * may carry a MessagePort. With a port, everything else travels over it; without one (the desktop, where a
+ * port message costs a trip through another process: docs/performance.md), over window messages aimed at
+ * the room's exact origin and taken only from window.parent at that origin. Every message to the room
+ * carries conn, so that the room drops what an earlier document of this frame sent. Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
  * inner.contentWindow); each time it does, the bridge makes a fresh MessageChannel and transfers one end.
  * Every other window message is ignored. Declarations and arguments are checked with the JavaScript twin of
  * the Go tool contract (toolcontract.js); the 16-tool, 5,000 ms and 64 KiB bounds are enforced here. */
@@ -39,7 +42,7 @@
   var TOOLS_WINDOW_MS = 250, CHURN_WINDOWS = 16, CHURN_OPS = 1024;
   var MAX_REFUSED = 32; // refused registrations remembered per document, for the room to show
 
-  var roomPort = null, outbox = [];
+  var roomConn = "", roomPort = null, outbox = []; // the room's connection, once it said connect
   var inner = null, innerPort = null;
   var tools = new Map(), order = [];
   var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
@@ -48,7 +51,11 @@
   var pings = new Map(), nextPing = 1; // our ping id → the room's: only a pong for a ping we sent goes back
 
   function refusal(code, message, path) { return { ok: false, refused: code, path: path || "", message: message }; }
-  function toRoom(m) { if (roomPort) roomPort.postMessage(m); else outbox.push(m); }
+  function toRoom(m) {
+    if (!roomConn) { outbox.push(m); return; }
+    m.conn = roomConn;
+    if (roomPort) roomPort.postMessage(m); else window.parent.postMessage(m, ROOM);
+  }
   function answer(id, r) {
     toRoom({ type: "result", id: id, ok: false, refused: r.refused, path: r.path || "", message: r.message });
   }
@@ -61,11 +68,16 @@
     if (!src || src === window) return; // WebKit can report the window itself as the source
     if (src === window.parent && e.origin === ROOM) {
       var d = e.data;
-      if (!roomPort && d && d.type === "connect" && e.ports && e.ports[0]) {
-        roomPort = e.ports[0];
-        roomPort.onmessage = onRoom;
+      if (!d || typeof d !== "object") return;
+      if (d.type !== "connect") { if (roomConn && !roomPort) onRoom(d); return; }
+      if (!roomConn && typeof d.conn === "string" && d.conn) { // the first connect only
+        roomConn = d.conn;
+        if (e.ports && e.ports[0]) {
+          roomPort = e.ports[0];
+          roomPort.onmessage = function (ev) { if (ev.data && typeof ev.data === "object") onRoom(ev.data); };
+        }
         var queued = outbox; outbox = [];
-        for (var i = 0; i < queued.length; i++) roomPort.postMessage(queued[i]);
+        for (var i = 0; i < queued.length; i++) toRoom(queued[i]);
       }
       return;
     }
@@ -76,9 +88,7 @@
     // anything else (decoy frames, the app posting to us by other names, other windows) is ignored
   });
 
-  function onRoom(e) {
-    var d = e.data;
-    if (!d || typeof d !== "object") return;
+  function onRoom(d) {
     switch (d.type) {
       case "call": onCall(d); break;
       case "cancel": onCancel(d); break;
