@@ -93,12 +93,12 @@ class MiniApp {
     w.postMessage(toBridge.connect(this.conn), this.bridgeOrigin, [ch.port2]);
   }
 
-  // post sends a message to the bridge's document: on the port, or to its frame at its origin only. It
-  // throws what structured cloning throws (arguments that are not data).
+  // post sends a message to the bridge's document: on the port, or to its frame at its origin only, with
+  // the connection's name. It throws what structured cloning throws (arguments that are not data).
   post(m) {
     if (this.port) return this.port.postMessage(m);
     const w = this.frame && this.frame.contentWindow;
-    if (w) w.postMessage(m, this.bridgeOrigin);
+    if (w) w.postMessage({ ...m, conn: this.conn }, this.bridgeOrigin);
   }
 
   // hangUp ends the connection: nothing the bridge still sends on it reaches this app.
