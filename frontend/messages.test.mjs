@@ -53,7 +53,7 @@ test("the request ops are Go's", () => {
   assert.deepEqual(sorted(ops), sorted(TYPES.requestOps));
 });
 
-// Without a port (the desktop) the room takes a bridge's message only with the name of its connection: what
+// Without a port (WebKit) the room takes a bridge's message only with the name of its connection: what
 // an earlier document of the frame sent, or a message with no name, is dropped.
 test("onConnection takes only the connection's own messages", () => {
   assert.deepEqual(toBridge.connect("c1"), { type: "connect", conn: "c1" });

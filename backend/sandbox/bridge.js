@@ -4,11 +4,13 @@
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
  * a "connect" window message from window.parent at the room origin that names the connection (conn) and
- * may carry a MessagePort. With a port, everything else travels over it; without one (the desktop, where a
+ * may carry a MessagePort. With a port, everything else travels over it; without one (WebKit, where a
  * port message costs a trip through another process: docs/performance.md), over window messages aimed at
- * the room's exact origin and taken only from window.parent at that origin. Every message to the room
- * carries conn, so that the room drops what an earlier document of this frame sent. Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
- * inner.contentWindow); each time it does, the bridge makes a fresh MessageChannel and transfers one end.
+ * the room's exact origin, taken only from window.parent at that origin with conn. Every message to the
+ * room carries conn, so that the room drops what an earlier document of this frame sent. Bridge ↔ inner:
+ * the inner frame's SDK says mini_app_ready (accepted only from inner.contentWindow); each time it does,
+ * once the room has connected, the bridge names a fresh connection for that document, on a fresh
+ * MessageChannel when the room's has a port, else in window messages taken only from inner.contentWindow.
  * Every other window message is ignored. Declarations and arguments are checked with the JavaScript twin of
  * the Go tool contract (toolcontract.js); the 16-tool, 5,000 ms and 64 KiB bounds are enforced here. */
 (function () {

@@ -4,8 +4,8 @@
  * ready(); a document-local in-memory localStorage, sessionStorage and document.cookie (nothing persists
  * across launches); dialogs as notices on the app's pop-over; a navigator.serviceWorker that registers
  * nothing. It talks to the bridge only on the connection the bridge's voicebox_port names after our
- * mini_app_ready, accepted only from window.parent: over the MessagePort it carries, or without one (the
- * desktop: docs/sandbox.md, "Bridge ↔ app") in window messages with the connection's name, to and only from
+ * mini_app_ready, accepted only from window.parent: over the MessagePort it carries, or without one (in
+ * WebKit: docs/sandbox.md, "Bridge ↔ app") in window messages with the connection's name, to and only from
  * window.parent at the bridge's origin.
  *
  * The server passes this function its sections (sdk-*.js: declarative forms, capabilities, IndexedDB), each

@@ -127,7 +127,7 @@ test("storage shim works and forgets", () => {
   assert.equal(b.ctx.document.cookie, "");
 });
 
-// Without a port (the desktop's connection: docs/sandbox.md, "Bridge ↔ app") the SDK posts to its parent at
+// Without a port (WebKit's connection: docs/sandbox.md, "Bridge ↔ app") the SDK posts to its parent at
 // the bridge's origin with the connection's name, and takes only its parent's messages with that name.
 test("a connection without a port: window messages with its name, to and from window.parent only", async () => {
   const s = load();

@@ -291,10 +291,11 @@ window.addEventListener("message", (e) => {
 
 // byPort says whether the room talks to its bridges on a MessagePort rather than in window messages
 // (docs/sandbox.md, "Room ↔ bridge"). Chromium and Firefox run each bridge's site in a process of its own:
-// a port goes straight from process to process, a window message through the browser's own. WebKitGTK, the
-// desktop's engine, runs every frame in one process but moves each port message through another and back,
-// ~0.35 ms, where a window message is a task in the same process (docs/performance.md, "MCP calls").
-const byPort = () => !isDesktop();
+// a port goes straight from process to process, a window message through the browser's own. WebKit (the
+// desktop's WebKitGTK; Safari), whose navigator.vendor is always Apple's, runs every frame in one process
+// but moves each port message through another and back, ~0.4 ms, where a window message is a task in the
+// same process (docs/performance.md, "MCP calls").
+const byPort = () => navigator.vendor !== "Apple Computer, Inc.";
 
 function newConn() {
   const b = new Uint8Array(8);
