@@ -3,10 +3,8 @@
  * document.modelContext (one object) with registerTool(…), unregisterTool, provideContext, clearContext and
  * ready(); a document-local in-memory localStorage, sessionStorage and document.cookie (nothing persists
  * across launches); dialogs as notices on the app's pop-over; a navigator.serviceWorker that registers
- * nothing. It talks to the bridge only on the connection the bridge's voicebox_port names after our
- * mini_app_ready, accepted only from window.parent: over the MessagePort it carries, or without one (in
- * WebKit: docs/sandbox.md, "Bridge ↔ app") in window messages with the connection's name, to and only from
- * window.parent at the bridge's origin.
+ * nothing. It talks to the bridge only on the connection window.parent names after our mini_app_ready:
+ * its port, or (WebKit) window messages with its name (docs/sandbox.md, "Bridge ↔ app").
  *
  * The server passes this function its sections (sdk-*.js: declarative forms, capabilities, IndexedDB), each
  * a function of the `sdk` object below; see sandbox.SDKScript. */
@@ -14,7 +12,7 @@
   "use strict";
   if (window.webMcp && window.webMcp.__voicebox) return;
   var parentWin = window.parent;
-  var conn = "", port = null, bridgeOrigin = "", queue = []; // the connection, once the bridge named it
+  var conn = "", port = null, bridgeOrigin = "", queue = [];
   var executes = new Map();
   var readySent = false, seq = 0;
 
@@ -100,7 +98,7 @@
     bridgeOrigin = e.origin;
     if (e.ports && e.ports[0]) {
       port = e.ports[0];
-      port.onmessage = function (ev) { if (ev.data && typeof ev.data === "object") onBridge(ev.data); };
+      port.onmessage = function (ev) { if (ev.data) onBridge(ev.data); };
       window.removeEventListener("message", onWindowMessage, true);
     }
     var q = queue; queue = [];
