@@ -204,9 +204,11 @@ func validCDNHost(h string) bool {
 // bridgeScripts are the bridge document's two scripts, inline: the tool contract's twin, then bridge.js; and
 // bridgeScriptSrc allows exactly them, by hash. Inline, the bridge runs as soon as its document is parsed,
 // not two requests later: at start the page's one thread is busy with the room, and each hop on the first
-// app's way waited for it (docs/performance.md, "What waits"). GET /sandbox/bridge.js and toolcontract.js
-// still serve them.
-var bridgeScripts, bridgeScriptSrc = inlineScripts(toolcontract.BridgeJS, mustScript("bridge.js"))
+// app's way waited for it (docs/performance.md, "What waits"). Nothing else serves them.
+var bridgeScripts, bridgeScriptSrc = inlineScripts(toolcontract.BridgeJS, bridgeJS)
+
+// bridgeJS is the bridge's own script (bridge.js).
+var bridgeJS = mustScript("bridge.js")
 
 // inlineScripts returns the <script> elements holding srcs and the script-src sources that allow exactly
 // them. A script that could end its element or change how the parser reads it panics: it is ours.

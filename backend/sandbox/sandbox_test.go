@@ -86,7 +86,7 @@ func TestRoutesAndHeaders(t *testing.T) {
 	// The bridge's two scripts are in its document, each allowed by its hash and nothing else runs: no
 	// script is fetched, no 'self', no 'unsafe-inline'.
 	inline := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(b.body, -1)
-	if len(inline) != 2 || strings.Contains(b.body, "<script src") || !strings.Contains(inline[0][1], "VoiceboxToolContract") || inline[1][1] != string(s.bridgeJS) {
+	if len(inline) != 2 || strings.Contains(b.body, "<script src") || !strings.Contains(inline[0][1], "VoiceboxToolContract") || inline[1][1] != string(bridgeJS) {
 		t.Errorf("bridge scripts: %d inline, document %.300q", len(inline), b.body)
 	}
 	var allowed []string
@@ -111,14 +111,18 @@ func TestRoutesAndHeaders(t *testing.T) {
 		t.Errorf("app CSP: %s", got)
 	}
 
-	for path, body := range map[string][]byte{"/sandbox/bridge.js": s.bridgeJS, "/sandbox/sdk.js": s.sdkJS, "/sandbox/toolcontract.js": toolcontract.BridgeJS} {
-		r := get(t, ts, "GET", path, nil)
-		commonHeaders(t, path, r)
-		if r.status != 200 || r.body != string(body) || !strings.HasPrefix(r.header.Get("Content-Type"), "text/javascript") {
-			t.Errorf("%s: %d %v", path, r.status, r.header)
-		}
-		if r.header.Get("Cross-Origin-Resource-Policy") != "same-origin" {
-			t.Errorf("%s: CORP missing", path)
+	r := get(t, ts, "GET", "/sandbox/sdk.js", nil)
+	commonHeaders(t, "/sandbox/sdk.js", r)
+	if r.status != 200 || r.body != string(s.sdkJS) || !strings.HasPrefix(r.header.Get("Content-Type"), "text/javascript") {
+		t.Errorf("/sandbox/sdk.js: %d %v", r.status, r.header)
+	}
+	if r.header.Get("Cross-Origin-Resource-Policy") != "same-origin" {
+		t.Errorf("/sandbox/sdk.js: CORP missing")
+	}
+	// The bridge's scripts are inline in its document (bridgeScripts): served on their own to nobody.
+	for _, path := range []string{"/sandbox/bridge.js", "/sandbox/toolcontract.js"} {
+		if r := get(t, ts, "GET", path, nil); r.status != 404 {
+			t.Errorf("%s: %d, want 404", path, r.status)
 		}
 	}
 
@@ -139,7 +143,7 @@ func TestRoutesAndHeaders(t *testing.T) {
 	if r := get(t, ts, "GET", AppPath(l.Token)+"index.html", map[string]string{"Sec-Fetch-Dest": "document"}); r.status != 404 {
 		t.Errorf("app as a top-level document: %d", r.status)
 	}
-	if r := get(t, ts, "GET", "/sandbox/bridge.js", map[string]string{"Sec-Fetch-Dest": "iframe"}); r.status != 404 {
+	if r := get(t, ts, "GET", "/sandbox/sdk.js", map[string]string{"Sec-Fetch-Dest": "iframe"}); r.status != 404 {
 		t.Errorf("script as a frame: %d", r.status)
 	}
 	if r := get(t, ts, "GET", AppPath(l.Token)+"index.html", map[string]string{"Sec-Fetch-Dest": "empty"}); r.status != 404 {
@@ -305,14 +309,14 @@ func TestSitePerLaunch(t *testing.T) {
 		{l.Origin, appSrc(l), "iframe", 200},
 		{other, "/bridge/" + l.Token, "iframe", 404},
 		{other, appSrc(l), "iframe", 404},
-		{other, "/sandbox/bridge.js", "script", 200},
+		{other, "/sandbox/sdk.js", "script", 200},
 	} {
 		if got := fetch(c.origin, c.path, c.dest); got != c.want {
 			t.Errorf("GET %s%s: %d, want %d", c.origin, c.path, got, c.want)
 		}
 	}
 	// Another Host on a site's own address is refused (DNS rebinding).
-	req, _ := http.NewRequest("GET", l.Origin+"/sandbox/bridge.js", nil)
+	req, _ := http.NewRequest("GET", l.Origin+"/sandbox/sdk.js", nil)
 	req.Host = "evil.example:80"
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusMisdirectedRequest {
 		t.Errorf("foreign Host: %v %v", res, err)
@@ -444,7 +448,7 @@ func TestInjectSDK(t *testing.T) {
 func TestScriptsAreInlineSafe(t *testing.T) {
 	s := New(Options{RoomOrigin: room}, bridge)
 	confine, _ := scripts.ReadFile("confine.js")
-	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": s.bridgeJS, "confine.js": confine} {
+	for name, b := range map[string][]byte{"sdk.js": s.sdkJS, "bridge.js": bridgeJS, "confine.js": confine} {
 		low := strings.ToLower(string(b))
 		if len(b) == 0 || strings.Contains(low, "</script") || strings.Contains(low, "<!--") || strings.Contains(low, "<script") {
 			t.Errorf("%s cannot be inlined in a <script> element", name)
@@ -501,8 +505,7 @@ func TestBridgeCodesAreTheTables(t *testing.T) {
 		toolcontract.CodeCopyTooLarge, toolcontract.CodeNeedsGesture} {
 		table[c] = true
 	}
-	s := New(Options{RoomOrigin: room}, bridge)
-	found := regexp.MustCompile(`(?:refusal\(|mediationAnswer\(d, false, |refused: )"([a-z-]+)"`).FindAllStringSubmatch(string(s.bridgeJS), -1)
+	found := regexp.MustCompile(`(?:refusal\(|mediationAnswer\(d, false, |refused: )"([a-z-]+)"`).FindAllStringSubmatch(string(bridgeJS), -1)
 	if len(found) < 8 {
 		t.Fatalf("found %d refusals in bridge.js: the pattern no longer matches how it refuses", len(found))
 	}

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/store"
-	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
 //go:embed bridge.js confine.js sdk.js
@@ -80,9 +79,9 @@ type Server struct {
 	blobNav    bool // Options.BlobNavigationDownloads
 	srv        *http.Server
 
-	bridgeJS, sdkJS []byte // sdkJS: the SDK with every section (GET /sandbox/sdk.js)
-	sdk             sdkVariants
-	unconfined      *sdkVariants // the SDK alone for child documents: only when a test asks (children.go)
+	sdkJS      []byte // the SDK with every section (GET /sandbox/sdk.js)
+	sdk        sdkVariants
+	unconfined *sdkVariants // the SDK alone for child documents: only when a test asks (children.go)
 
 	mu       sync.Mutex
 	launches map[string]*Launch
@@ -148,7 +147,6 @@ func New(o Options, hostPort string) *Server {
 		blobNav:    o.BlobNavigationDownloads,
 		launches:   map[string]*Launch{},
 	}
-	s.bridgeJS, _ = scripts.ReadFile("bridge.js")
 	core, _ := scripts.ReadFile("sdk.js")
 	confine, _ := scripts.ReadFile("confine.js")
 	s.sdkJS = []byte(SDKScript(string(core), sdkCapabilities, sdkForms, sdkIndexedDB))
@@ -256,11 +254,9 @@ func (s *Server) BridgeURL(l Launch) string { return l.Origin + pathBridge + l.T
 
 // Routes.
 const (
-	pathBridge       = "/bridge/"
-	pathApp          = "/app/"
-	pathBridgeJS     = "/sandbox/bridge.js"
-	pathSDKJS        = "/sandbox/sdk.js"
-	pathToolContract = "/sandbox/toolcontract.js"
+	pathBridge = "/bridge/"
+	pathApp    = "/app/"
+	pathSDKJS  = "/sandbox/sdk.js"
 )
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -284,12 +280,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case p == pathBridgeJS:
-		s.script(w, r, s.bridgeJS)
 	case p == pathSDKJS:
 		s.script(w, r, s.sdkJS)
-	case p == pathToolContract:
-		s.script(w, r, toolcontract.BridgeJS)
 	case strings.HasPrefix(p, pathBridge):
 		s.bridge(w, r, at, strings.TrimPrefix(p, pathBridge))
 	case strings.HasPrefix(p, pathApp):

@@ -4,7 +4,6 @@
 // The side panel always shows who is connected. Each external call lands in the activity log through the
 // registry's "activity" events, caller "mcp:<client name>".
 import { call, on } from "./transport.js";
-import { firstApp } from "./boot.js";
 import { el, notify, notifyError } from "./ui.js";
 import { askConfirm } from "./confirm.js";
 import { copyText } from "./clipboard.js";
@@ -197,7 +196,7 @@ function start() {
   // refresh once for all that arrive within STATUS_REFRESH_MS, so calls do not wait behind redraws.
   let soon = 0;
   on("mcp:status", () => { soon ||= setTimeout(() => { soon = 0; refresh(); }, STATUS_REFRESH_MS); });
-  firstApp.then(refresh); // the first app opens first (boot.js)
+  refresh(); // room.js loads this module once the first app has opened (boot.js, firstApp)
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

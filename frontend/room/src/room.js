@@ -8,8 +8,6 @@ import { roomConfig } from "./config.js";
 import { boot, firstApp, firstAppSettled } from "./boot.js";
 import { openAll, recoverAtBoot } from "./opener.js";
 import { viewDoc, viewLocal, closeViewer, savePage } from "./viewer.js";
-import "./tray.js";
-import "./toolconsole.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -149,9 +147,11 @@ async function main() {
   document.body.dataset.ready = "true";
 }
 
-// later are the room's parts that the first app does not wait for (boot.js, firstApp): the MCP panel, the
-// voice session and the keys (Settings with them). Their evaluation, their DOM and their first calls to Go
-// ran on the page's one thread ahead of the first app's documents and messages.
-const later = firstApp.then(() => Promise.all(["./mcp.js", "./session.js", "./shortcuts.js"].map((m) => import(m))));
+// later are the room's parts that the first app does not wait for (boot.js, firstApp): the side bar (tray.js),
+// the Tool Console, the MCP panel, the voice session and the keys (Settings with them). Their evaluation,
+// their DOM and their first calls to Go ran on the page's one thread ahead of the first app's documents and
+// messages; the side bar and the Tool Console also redrew at each update the first launch made (they draw
+// from the state when they load).
+const later = firstApp.then(() => Promise.all(["./tray.js", "./toolconsole.js", "./mcp.js", "./session.js", "./shortcuts.js"].map((m) => import(m))));
 
 main();

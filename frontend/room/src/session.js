@@ -8,7 +8,6 @@
 //
 // For automation: window.voicebox.session = { start(provider), sendText(text), stop(), state, … }.
 import { call, on, isDesktop } from "./transport.js";
-import { firstApp } from "./boot.js";
 import { el, notify, notifyError } from "./ui.js";
 import { describe } from "./errortext.js";
 
@@ -463,7 +462,6 @@ async function init() {
   on("voice:interrupt", () => player.stop());
   if (isDesktop()) on("voice:audio", (b64) => player.play(b64ToBuffer(b64)));
   on("settings:changed", (s) => { if (s && s.provider && !LIVE.has(status.state)) ui.provider.value = s.provider; });
-  await firstApp; // the first app opens first (boot.js)
   try {
     const [st, lns] = await Promise.all([call("SessionService.Status"), call("SessionService.Transcript")]);
     for (const l of lns || []) showLine(l);
