@@ -113,6 +113,13 @@ func TestChannelServerOpensOnlyTheRoomsChannel(t *testing.T) {
 
 // echoRoom answers every call the channel ws brings with {"echo": text}, as a room page would.
 func echoRoom(ctx context.Context, ws *websocket.Conn) {
+	answerRoom(ctx, ws, func(req registry.Request) registry.Reply {
+		return registry.Reply{ID: req.ID, OK: true, Result: echoOf(req)}
+	})
+}
+
+// answerRoom writes answer's reply to every request the channel ws brings, until it closes.
+func answerRoom(ctx context.Context, ws *websocket.Conn, answer func(registry.Request) registry.Reply) {
 	go func() {
 		for {
 			_, b, err := ws.Read(ctx)
@@ -122,11 +129,16 @@ func echoRoom(ctx context.Context, ws *websocket.Conn) {
 			var reqs []registry.Request
 			_ = json.Unmarshal(b, &reqs)
 			for _, req := range reqs {
-				var args map[string]string
-				_ = json.Unmarshal(req.Args, &args)
-				rep, _ := json.Marshal([]registry.Reply{{ID: req.ID, OK: true, Result: json.RawMessage(`{"echo":` + mustJSON(args["text"]) + `}`)}})
+				rep, _ := json.Marshal([]registry.Reply{answer(req)})
 				_ = ws.Write(ctx, websocket.MessageText, rep)
 			}
 		}
 	}()
+}
+
+// echoOf is an echo tool's result for req's arguments.
+func echoOf(req registry.Request) json.RawMessage {
+	var args map[string]string
+	_ = json.Unmarshal(req.Args, &args)
+	return json.RawMessage(`{"echo":` + mustJSON(args["text"]) + `}`)
 }
