@@ -18,7 +18,6 @@ import (
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/instance"
-	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/backend/trace/webview"
@@ -34,6 +33,8 @@ type App struct {
 	cwd   string
 	mcp   bool // --mcp: open the MCP door for this run whatever Settings says
 	guard desktopGuard
+	// channel carries Go's requests to the room pages and their replies back (desktopchannel.go)
+	channel *roomChannel
 }
 
 // runDesktop opens the window and blocks until it closes. A Voicebox already running on the same data
@@ -55,7 +56,11 @@ func runDesktop(cmd cli.Command) int {
 	}
 	trace.Mark("host-ready")
 	defer h.Close()
-	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP}
+	channel, err := listenRoomChannel()
+	if err != nil {
+		return fail(err)
+	}
+	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP, channel: channel}
 	gpu := webviewGPU()
 	skipUnusedGL(gpu)
 	defer h.StopMCP() // removes the discovery file when the window closes
@@ -68,7 +73,7 @@ func runDesktop(cmd cli.Command) int {
 	if len(app.files) > 0 {
 		h.OpenFiles(app.cwd, app.files)
 	}
-	assets, err := roomAssetServer(h.BridgeOrigin(), app.roomBoot)
+	assets, err := roomAssetServer(h.BridgeOrigin(), channel.origin(), app.roomBoot)
 	if err != nil {
 		return fail(err)
 	}
@@ -176,7 +181,7 @@ func (a *App) startup(ctx context.Context) {
 	evs, cancel := a.host.Bus.Subscribe(256)
 	go forwardBus(a.host.Bus, evs, cancel, emit)
 	go func() { <-ctx.Done(); cancel() }()
-	go a.deliverRequests(ctx)
+	go a.channel.serve(ctx, a.host.RegistryService)
 	a.forwardVoiceAudio(ctx, emit)
 	// Where the guard runs, it takes the drops itself (only from other applications: desktopguard.go);
 	// Wails' own drop reaches here when the guard is off or unsupported.
@@ -197,20 +202,6 @@ func forwardBus(bus *events.Bus, evs <-chan events.Event, cancel func(), emit fu
 	for ev := range evs {
 		batch, _ := bus.Gather(ev, evs, events.GatherWindow)
 		emit(batch)
-	}
-}
-
-// deliverRequests is the desktop's half of the rooms' request channel (docs/sandbox.md, "Room ↔ Go"): each
-// batch of requests Go's registry queued goes to the window as one event, which every room page filters by
-// its id; the room answers with RegistryService.Reply. Nothing is dropped on the way: Wails queues each
-// event for the web view in order.
-func (a *App) deliverRequests(ctx context.Context) {
-	for {
-		batch, err := a.host.Registry.TakeAll(ctx)
-		if err != nil {
-			return
-		}
-		runtime.EventsEmit(ctx, registry.WindowRequests, batch)
 	}
 }
 

@@ -27,9 +27,11 @@ import (
 type roomBoot struct {
 	// RoomID names the page (transport.js roomId): Go chooses it here so that the launches below are
 	// the page's own, revoked when it goes (RegistryService.Goodbye).
-	RoomID string              `json:"roomId,omitempty"`
-	Config services.RoomConfig `json:"config"`
-	Opened []documents.Doc     `json:"opened"`
+	RoomID string `json:"roomId,omitempty"`
+	// Channel is the address of the page's request channel (desktopchannel.go), with its key.
+	Channel string              `json:"channel,omitempty"`
+	Config  services.RoomConfig `json:"config"`
+	Opened  []documents.Doc     `json:"opened"`
 	// Launches are the opened files' launches, prepared as the room's own Prepare with by "boot" would
 	// (the watchdog's rule included), by document id; a file the rule refuses has none, and the room's
 	// own Prepare says why.
@@ -97,7 +99,7 @@ func bootWindow(boot roomBoot) string {
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
 // a mini-app's HTML or any other document the room did not ship must never get the room's origin. The
 // room's document carries boot(), read when the page is asked for (a reload reads it again).
-func roomAssetServer(bridgeOrigin string, boot func() roomBoot) (*assetserver.Options, error) {
+func roomAssetServer(bridgeOrigin, channelOrigin string, boot func() roomBoot) (*assetserver.Options, error) {
 	index, err := fs.ReadFile(frontend.Room(), "index.html")
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func roomAssetServer(bridgeOrigin string, boot func() roomBoot) (*assetserver.Op
 	if _, err := fillBoot(index, roomBoot{}); err != nil {
 		return nil, err
 	}
-	policy := host.RoomCSP(bridgeOrigin)
+	policy := host.RoomCSP(channelOrigin, bridgeOrigin)
 	middleware := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// the room's Content-Security-Policy on everything: frames from the sandbox only
@@ -131,6 +133,7 @@ func roomAssetServer(bridgeOrigin string, boot func() roomBoot) (*assetserver.Op
 // room may make mini-app frames.
 func (a *App) roomBoot() roomBoot {
 	b := roomBoot{RoomID: newRoomID(), Config: a.roomConfig(), Opened: a.host.Documents.List()}
+	b.Channel = a.channel.url(b.RoomID)
 	if !b.Config.Guard {
 		return b
 	}

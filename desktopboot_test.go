@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/voicebox/voicebox/backend/documents"
+	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/frontend"
 )
@@ -29,7 +30,12 @@ func TestRoomBootPreparesTheOpenedFiles(t *testing.T) {
 	if len(docs) != 1 {
 		t.Fatalf("opened %d files", len(docs))
 	}
-	a := &App{host: h}
+	channel, err := listenRoomChannel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer channel.ln.Close()
+	a := &App{host: h, channel: channel}
 
 	// No guard in force (as in this test process): frames may not be made, so nothing is prepared.
 	if b := a.roomBoot(); b.Config.Guard || len(b.Launches) != 0 || len(b.Opened) != 1 {
@@ -40,6 +46,9 @@ func TestRoomBootPreparesTheOpenedFiles(t *testing.T) {
 	b := a.roomBoot()
 	if !regexp.MustCompile(`^room-[0-9a-f]{32}$`).MatchString(b.RoomID) {
 		t.Fatalf("room id %q", b.RoomID)
+	}
+	if want := httpapi.ChannelURL(channel.ln.Addr().String(), channel.secret, b.RoomID); b.Channel != want {
+		t.Errorf("the page's channel is %q, want %q (its own room's key)", b.Channel, want)
 	}
 	info, ok := b.Launches[docs[0].ID]
 	if !ok || len(b.Launches) != 1 {

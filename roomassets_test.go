@@ -21,7 +21,7 @@ import (
 // a workspace page or an opened document (anything served there would get the room's origin and so the
 // window's IPC).
 func TestRoomAssetServerServesOnlyTheEmbeddedRoom(t *testing.T) {
-	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return roomBoot{} })
+	opts, err := roomAssetServer("http://127.0.0.1:41234", "ws://127.0.0.1:41235", func() roomBoot { return roomBoot{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,8 @@ func TestRoomAssetServerServesOnlyTheEmbeddedRoom(t *testing.T) {
 		if rec.Code != http.StatusOK {
 			t.Errorf("GET %s: %d", p, rec.Code)
 		}
-		if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src http://127.0.0.1:41234") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src http://127.0.0.1:41234") || !strings.Contains(csp, "frame-ancestors 'none'") ||
+			!strings.Contains(csp, "connect-src 'self' ws://127.0.0.1:41235;") {
 			t.Errorf("GET %s: CSP %q", p, csp)
 		}
 	}
@@ -129,7 +130,7 @@ func TestRoomDocumentCarriesItsBootData(t *testing.T) {
 // roomHandler is what Wails serves at wails://wails with boot as the room's boot data (roomAssetServer).
 func roomHandler(t *testing.T, boot roomBoot) http.Handler {
 	t.Helper()
-	opts, err := roomAssetServer("http://127.0.0.1:41234", func() roomBoot { return boot })
+	opts, err := roomAssetServer("http://127.0.0.1:41234", "ws://127.0.0.1:41235", func() roomBoot { return boot })
 	if err != nil {
 		t.Fatal(err)
 	}

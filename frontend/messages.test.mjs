@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { TYPES, fromBridge, toBridge, bridgeHello } from "./room/src/messages.js";
+import { TYPES, fromBridge, toBridge, bridgeHello, onConnection } from "./room/src/messages.js";
 
 const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(fileURLToPath(new URL(rel, root)), "utf8");
@@ -51,6 +51,17 @@ test("the room's modules build no protocol message of their own (they use messag
 test("the request ops are Go's", () => {
   const ops = [...read("backend/registry/registry.go").matchAll(/\bOp\w+\s*=\s*"([a-z]+)"/g)].map((m) => m[1]);
   assert.deepEqual(sorted(ops), sorted(TYPES.requestOps));
+});
+
+// Without a port (WebKit) the room takes a bridge's message only with the name of its connection: what
+// an earlier document of the frame sent, or a message with no name, is dropped.
+test("onConnection takes only the connection's own messages", () => {
+  assert.deepEqual(toBridge.connect("c1"), { type: "connect", conn: "c1" });
+  assert.equal(onConnection({ type: "result", id: 1, conn: "c1" }, "c1"), true);
+  assert.equal(onConnection({ type: "result", id: 1, conn: "c0" }, "c1"), false);
+  assert.equal(onConnection({ type: "result", id: 1 }, "c1"), false);
+  assert.equal(onConnection(null, "c1"), false);
+  assert.equal(onConnection("c1", "c1"), false);
 });
 
 test("fromBridge keeps what the room knows, in its shape", () => {

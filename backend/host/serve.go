@@ -65,7 +65,7 @@ func (h *Host) Handler(hostPort, secret string, room fs.FS) (http.Handler, error
 		Host:     hostPort,
 		Secret:   secret,
 		Room:     room,
-		RoomCSP:  RoomCSP(h.Sandbox.Origins()...),
+		RoomCSP:  RoomCSP("", h.Sandbox.Origins()...),
 		Bus:      h.Bus,
 		Services: h.ServeMethods(),
 		Registry: h.RegistryService,
@@ -104,13 +104,14 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener, room fs.FS, secret st
 	return nil
 }
 
-// RoomCSP is the room page's policy: its own scripts only, frames only from the sandbox's origins.
-func RoomCSP(bridgeOrigins ...string) string {
+// RoomCSP is the room page's policy: its own scripts only, frames only from the sandbox's origins, and
+// connections to its own origin and to channel, where its request channel is elsewhere (the desktop's).
+func RoomCSP(channel string, bridgeOrigins ...string) string {
 	frames := "'none'"
 	if len(bridgeOrigins) > 0 && bridgeOrigins[0] != "" {
 		frames = strings.Join(bridgeOrigins, " ")
 	}
 	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
-		"connect-src 'self'; media-src 'self' blob:; frame-src " + frames + "; object-src 'none'; base-uri 'none'; " +
+		"connect-src " + strings.TrimSpace("'self' "+channel) + "; media-src 'self' blob:; frame-src " + frames + "; object-src 'none'; base-uri 'none'; " +
 		"form-action 'none'; frame-ancestors 'none'"
 }

@@ -21,20 +21,22 @@ const ChannelPath = "/api/room/channel"
 
 // channel serves ChannelPath.
 type channel struct {
-	svc   *services.RegistryService
-	reg   *registry.Registry
-	grace time.Duration
+	svc    *services.RegistryService
+	reg    *registry.Registry
+	grace  time.Duration
+	accept websocket.AcceptOptions // a room page on another origin than the channel's host names it here
 
 	mu   sync.Mutex
 	open map[string]int // room → connected channels
 	gen  map[string]int // room → connections so far, to tell a reconnect from the end
 }
 
-func newChannel(svc *services.RegistryService, grace time.Duration) *channel {
+func newChannel(svc *services.RegistryService, grace time.Duration, roomOrigins ...string) *channel {
 	if grace <= 0 {
 		grace = 5 * time.Second
 	}
-	return &channel{svc: svc, reg: services.RegistryOf(svc), grace: grace, open: map[string]int{}, gen: map[string]int{}}
+	return &channel{svc: svc, reg: services.RegistryOf(svc), grace: grace, open: map[string]int{}, gen: map[string]int{},
+		accept: websocket.AcceptOptions{OriginPatterns: roomOrigins}}
 }
 
 func (c *channel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +51,7 @@ func (c *channel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.enter(room)() // before the upgrade: the room counts as connected once its page hears so
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{})
+	ws, err := websocket.Accept(w, r, &c.accept)
 	if err != nil {
 		return
 	}

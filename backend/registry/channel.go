@@ -11,16 +11,12 @@ import (
 )
 
 // The request channel (docs/sandbox.md, "Room ↔ Go"). Each room has a mailbox: a request Go sends waits
-// there, in order, until the room's transport takes it (Take, TakeAll), whatever the room's pace; nothing
+// there, in order, until the room's transport takes it (Take), whatever the room's pace; nothing
 // is ever dropped to make room. Each reply settles the request with its id, once, and only when it comes
 // from the room the request was sent to. The registry owns the one bound of each op (opBounds); a request
 // that outlives it, or whose caller gives up, is taken off the mailbox if the room has not taken it yet,
 // and a call or launch the room already took is cancelled there (OpCancel): the room forgets the call and
 // closes the app the launch opens, so the answer matches what happened.
-
-// WindowRequests is the desktop's window event that carries a batch of requests (TakeAll) to the room
-// pages; each takes those with its own id.
-const WindowRequests = "registry:requests"
 
 // LaunchTimeout bounds a launch, from the request to the app's ready. The room bounds its own launches
 // (the person's, window.voicebox.launch) with the same value, which it reads from its configuration.
@@ -109,27 +105,6 @@ func (r *Registry) Take(ctx context.Context, room string) ([]Request, error) {
 	}
 }
 
-// TakeAll is Take for a transport that reaches every room at once (the desktop's window events, which each
-// room page filters by its id).
-func (r *Registry) TakeAll(ctx context.Context) ([]Request, error) {
-	for {
-		r.mu.Lock()
-		var batch []Request
-		for _, b := range r.boxes {
-			batch = append(batch, r.takeLocked(b)...)
-		}
-		r.mu.Unlock()
-		if len(batch) > 0 {
-			return batch, nil
-		}
-		select {
-		case <-r.anyWake:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
 // takeLocked empties a mailbox, marks its requests taken and tells the call observer. r.mu is held.
 func (r *Registry) takeLocked(b *mailbox) []Request {
 	batch := b.queue
@@ -165,10 +140,7 @@ func (r *Registry) Untake(room string, reqs []Request) {
 	r.wake(b)
 }
 
-func (r *Registry) wake(b *mailbox) {
-	poke(b.wake)
-	poke(r.anyWake)
-}
+func (r *Registry) wake(b *mailbox) { poke(b.wake) }
 
 // send queues a request for its room and waits for the reply, the op's bound or the caller's cancellation.
 func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool) {

@@ -116,7 +116,6 @@ type Registry struct {
 	seq     uint64
 	pending map[string]*waiter  // request id → its caller, until answered, timed out or cancelled
 	boxes   map[string]*mailbox // room id → requests not yet taken by its transport
-	anyWake chan struct{}       // poked on every request, for TakeAll
 	observe func(CallEvent)
 }
 
@@ -128,7 +127,6 @@ func New(bus *events.Bus) *Registry {
 		rooms:   map[string]time.Time{},
 		pending: map[string]*waiter{},
 		boxes:   map[string]*mailbox{},
-		anyWake: make(chan struct{}, 1),
 	}
 }
 

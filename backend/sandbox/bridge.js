@@ -3,11 +3,17 @@
  * origin is injected by the server into #voicebox-bridge-config; nothing is read from the URL.
  *
  * Room ↔ bridge: one bridge_ready window message to the room (target: the exact room origin), answered by
- * a "connect" window message from window.parent at the room origin carrying a MessagePort; everything else
- * travels over that port. A frame that the room's document brought may load before the room listens: the
- * room then asks with room_ready, and the bridge says bridge_ready again while it has no port (the same
- * document id, so the room connects it once). Bridge ↔ inner: the inner frame's SDK says mini_app_ready (accepted only from
- * inner.contentWindow); each time it does, the bridge makes a fresh MessageChannel and transfers one end.
+ * a "connect" window message from window.parent at the room origin that names the connection (conn) and
+ * may carry a MessagePort. With a port, everything else travels over it; without one (WebKit, where a
+ * port message costs a trip through another process: docs/performance.md), over window messages aimed at
+ * the room's exact origin, taken only from window.parent at that origin with conn. Every message to the
+ * room carries conn, so that the room drops what an earlier document of this frame sent. Bridge ↔ inner:
+ * the inner frame's SDK says mini_app_ready (accepted only from inner.contentWindow); each time it does,
+ * once the room has connected, the bridge names a fresh connection for that document, on a fresh
+ * MessageChannel when the room's has a port, else in window messages taken only from inner.contentWindow.
+ * A frame that the room's document brought may load before the room listens: the room then asks with
+ * room_ready, and the bridge says bridge_ready again while it has no connection (the same document id, so
+ * the room connects it once).
  * Every other window message is ignored. Declarations and arguments are checked with the JavaScript twin of
  * the Go tool contract (toolcontract.js); the 16-tool, 5,000 ms and 64 KiB bounds are enforced here. */
 (function () {
@@ -41,9 +47,10 @@
   var TOOLS_WINDOW_MS = 250, CHURN_WINDOWS = 16, CHURN_OPS = 1024;
   var MAX_REFUSED = 32; // refused registrations remembered per document, for the room to show
 
-  var roomPort = null, outbox = [];
+  var roomConn = "", roomPort = null, outbox = []; // the room's connection, once it said connect
+  // The app document's connection (onHello): its name, and its port when the room's has one.
+  var inner = null, innerConn = "", innerPort = null, helloWaiting = false;
   var DOC = Array.from(crypto.getRandomValues(new Uint8Array(8)), function (x) { return (x + 256).toString(16).slice(1); }).join("");
-  var inner = null, innerPort = null;
   var tools = new Map(), order = [];
   var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
   var ready = false, helloSinceLoad = false, implicitTimer = 0;
@@ -51,7 +58,24 @@
   var pings = new Map(), nextPing = 1; // our ping id → the room's: only a pong for a ping we sent goes back
 
   function refusal(code, message, path) { return { ok: false, refused: code, path: path || "", message: message }; }
-  function toRoom(m) { if (roomPort) roomPort.postMessage(m); else outbox.push(m); }
+  function toRoom(m) {
+    if (!roomConn) { outbox.push(m); return; }
+    m.conn = roomConn;
+    if (roomPort) roomPort.postMessage(m); else window.parent.postMessage(m, ROOM);
+  }
+  // toApp sends to the app's current document, on its connection (nothing before its hello). The app's
+  // origin is opaque: "*", to that exact contentWindow.
+  function toApp(m) {
+    if (innerPort) return innerPort.postMessage(m);
+    if (!innerConn || !inner) return;
+    m.conn = innerConn;
+    inner.contentWindow.postMessage(m, "*");
+  }
+  function newConn() {
+    var b = new Uint8Array(8);
+    crypto.getRandomValues(b);
+    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  }
   function answer(id, r) {
     toRoom({ type: "result", id: id, ok: false, refused: r.refused, path: r.path || "", message: r.message });
   }
@@ -64,26 +88,33 @@
     if (!src || src === window) return; // WebKit can report the window itself as the source
     if (src === window.parent && e.origin === ROOM) {
       var d = e.data;
-      if (!roomPort && d && d.type === "connect" && e.ports && e.ports[0]) {
-        roomPort = e.ports[0];
-        roomPort.onmessage = onRoom;
+      if (!d || typeof d !== "object") return;
+      if (d.type === "room_ready") { if (!roomConn) hello(); return; }
+      if (d.type !== "connect") { if (roomConn && !roomPort && d.conn === roomConn) onRoom(d); return; }
+      if (!roomConn && typeof d.conn === "string" && d.conn) { // the first connect only
+        roomConn = d.conn;
+        if (e.ports && e.ports[0]) {
+          roomPort = e.ports[0];
+          roomPort.onmessage = function (ev) { if (ev.data && typeof ev.data === "object") onRoom(ev.data); };
+        }
         var queued = outbox; outbox = [];
-        for (var i = 0; i < queued.length; i++) roomPort.postMessage(queued[i]);
-      } else if (!roomPort && d && d.type === "room_ready") {
-        hello();
+        for (var i = 0; i < queued.length; i++) toRoom(queued[i]);
+        if (helloWaiting) { helloWaiting = false; onHello(); } // the app's carrier follows the room's
       }
       return;
     }
     if (inner && src === inner.contentWindow) {
       var m = e.data;
-      if (m && typeof m === "object" && m.type === "mini_app_ready") onHello();
+      if (!m || typeof m !== "object") return;
+      if (m.type === "mini_app_ready") {
+        helloSinceLoad = true;
+        if (roomConn) onHello(); else helloWaiting = true;
+      } else if (innerConn && !innerPort && m.conn === innerConn) onInner(m);
     }
     // anything else (decoy frames, the app posting to us by other names, other windows) is ignored
   });
 
-  function onRoom(e) {
-    var d = e.data;
-    if (!d || typeof d !== "object") return;
+  function onRoom(d) {
     switch (d.type) {
       case "call": onCall(d); break;
       case "cancel": onCancel(d); break;
@@ -94,7 +125,7 @@
 
   function onCall(d) {
     var t = typeof d.name === "string" ? tools.get(d.name) : undefined;
-    if (!t || !innerPort) return answer(d.id, refusal("unknown-tool", "unknown tool " + JSON.stringify(String(d.name))));
+    if (!t || !innerConn) return answer(d.id, refusal("unknown-tool", "unknown tool " + JSON.stringify(String(d.name))));
     var v = TC.validateArgs(t, d.args === undefined ? "{}" : d.args);
     if (!v.ok) return answer(d.id, v);
     var cid = nextCall++;
@@ -105,7 +136,7 @@
       answer(d.id, refusal("tool-timeout", TIMEOUT_MSG));
     }, TIMEOUT);
     calls.set(cid, { id: d.id, name: t.name, timer: timer, attention: false });
-    innerPort.postMessage({ type: "call_tool", callId: cid, name: t.name, args: v.args });
+    toApp({ type: "call_tool", callId: cid, name: t.name, args: v.args });
   }
 
   // onCancel ends a call the room's caller gave up on: it is answered `cancelled`, the app is told to abort
@@ -134,6 +165,7 @@
   // reset forgets the current document of the inner frame: its port, its tools, its calls.
   function reset() {
     if (innerPort) { innerPort.onmessage = null; innerPort.close(); innerPort = null; }
+    innerConn = "";
     var had = ready || order.length > 0 || refused.size > 0;
     tools.clear(); order = []; refused.clear();
     ready = false;
@@ -151,13 +183,17 @@
     reset();
     churn.op(); // a document that reloads itself over and over churns too: the budget spans the launch
     if (!inner) return;
-    helloSinceLoad = true;
-    var ch = new MessageChannel();
-    innerPort = ch.port1;
-    innerPort.onmessage = onInner;
-    // An opaque origin: "*", and only a port and the app's own URL prefix (cfg.appBase, AppBase in Go).
-    inner.contentWindow.postMessage({ type: "voicebox_port", appBase: cfg.appBase }, "*", [ch.port2]);
-    implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, 10000);
+    innerConn = newConn();
+    // An opaque origin: "*", and only the connection's name, its port (where the room's has one) and the
+    // app's own URL prefix (cfg.appBase, AppBase in Go).
+    var hello = { type: "voicebox_port", appBase: cfg.appBase, conn: innerConn };
+    if (roomPort) {
+      var ch = new MessageChannel();
+      innerPort = ch.port1;
+      innerPort.onmessage = function (ev) { if (ev.data && typeof ev.data === "object") onInner(ev.data); };
+      inner.contentWindow.postMessage(hello, "*", [ch.port2]);
+    } else inner.contentWindow.postMessage(hello, "*");
+    implicitTimer = setTimeout(function () { if (!ready && innerConn) markReady(true); }, 10000);
   }
 
   // A load with no hello since the previous one is a document without the SDK (the app navigated away):
@@ -194,9 +230,7 @@
     toRoom({ type: "ready", tools: toolList(), refused: refusedList(), implicit: implicit });
   }
 
-  function onInner(e) {
-    var d = e.data;
-    if (!d || typeof d !== "object") return;
+  function onInner(d) {
     switch (d.type) {
       case "tool_result": onResult(d); break;
       case "register_tool": onRegister(d); break;
@@ -205,7 +239,7 @@
       case "loaded":
         if (!ready) {
           clearTimeout(implicitTimer);
-          implicitTimer = setTimeout(function () { if (!ready && innerPort) markReady(true); }, IMPLICIT_READY_MS);
+          implicitTimer = setTimeout(function () { if (!ready && innerConn) markReady(true); }, IMPLICIT_READY_MS);
         }
         break;
       case "unloading": reset(); break;
@@ -216,9 +250,9 @@
   }
 
   // ---- the app's own errors (sdk.js reportErrors): to the room, bounded per document ----
-  var MAX_APP_ERRORS = 20, appErrors = { port: null, n: 0 };
+  var MAX_APP_ERRORS = 20, appErrors = { conn: "", n: 0 };
   function onAppError(d) {
-    if (appErrors.port !== innerPort) appErrors = { port: innerPort, n: 0 }; // a new document counts afresh
+    if (appErrors.conn !== innerConn) appErrors = { conn: innerConn, n: 0 }; // a new document counts afresh
     if (appErrors.n >= MAX_APP_ERRORS) return;
     appErrors.n++;
     var file = typeof d.file === "string" ? d.file : "";
@@ -262,7 +296,7 @@
       order.push(name);
       v = { name: name, ok: true };
     }
-    if (innerPort) innerPort.postMessage({ type: "register_result", seq: d.seq, verdict: v });
+    toApp({ type: "register_result", seq: d.seq, verdict: v });
     refused.delete(name);
     if (!v.ok) {
       refused.set(name, v);
@@ -283,10 +317,10 @@
 
   // ---- pings: the benchmark's floor, relayed with no validation; kept apart from calls ----
   function onPing(d) {
-    if (!innerPort) return;
+    if (!innerConn) return;
     var id = nextPing++;
     pings.set(id, d.id);
-    innerPort.postMessage({ type: "ping", id: id });
+    toApp({ type: "ping", id: id });
   }
 
   function onPong(d) {
@@ -340,7 +374,7 @@
   // toolcancel fires there; what the app still answers is dropped.
   function cancelInApp(cid, c) {
     endCall(cid, c);
-    if (innerPort) innerPort.postMessage({ type: "cancel_call", callId: cid, name: c.name });
+    toApp({ type: "cancel_call", callId: cid, name: c.name });
   }
 
   // selfRefused is the verdict for a declaration the SDK itself says the contract cannot take (a form whose
@@ -358,7 +392,7 @@
   // frame, so the bridge sees it in its own window, where the app cannot forge it.
   function gesture() { return !!(navigator.userActivation && navigator.userActivation.isActive); }
   function mediationAnswer(d, ok, code, message) {
-    if (innerPort && typeof d.id === "number") innerPort.postMessage({ type: "answer", id: d.id, ok: ok, refused: code, message: message });
+    if (typeof d.id === "number") toApp({ type: "answer", id: d.id, ok: ok, refused: code, message: message });
     if (!ok) toRoom({ type: "notice", kind: "refused", text: message });
   }
   function mediate(d) {

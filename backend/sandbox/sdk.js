@@ -3,8 +3,8 @@
  * document.modelContext (one object) with registerTool(…), unregisterTool, provideContext, clearContext and
  * ready(); a document-local in-memory localStorage, sessionStorage and document.cookie (nothing persists
  * across launches); dialogs as notices on the app's pop-over; a navigator.serviceWorker that registers
- * nothing. It talks to the bridge only over the MessagePort the bridge transfers after our mini_app_ready,
- * accepted only from window.parent.
+ * nothing. It talks to the bridge only on the connection window.parent names after our mini_app_ready:
+ * its port, or (WebKit) window messages with its name (docs/sandbox.md, "Bridge ↔ app").
  *
  * The server passes this function its sections (sdk-*.js: declarative forms, capabilities, IndexedDB), each
  * a function of the `sdk` object below; see sandbox.SDKScript. */
@@ -12,7 +12,7 @@
   "use strict";
   if (window.webMcp && window.webMcp.__voicebox) return;
   var parentWin = window.parent;
-  var port = null, queue = [];
+  var conn = "", port = null, bridgeOrigin = "", queue = [];
   var executes = new Map();
   var readySent = false, seq = 0;
 
@@ -81,20 +81,31 @@
   workers.startMessages = function () {};
   define(navigator, "serviceWorker", { enumerable: true, get: function () { return workers; } });
 
-  // ---- the port ----
-  function send(m) { if (port) port.postMessage(m); else queue.push(m); }
+  // ---- the connection ----
+  function post(m) {
+    if (port) return port.postMessage(m);
+    m.conn = conn;
+    parentWin.postMessage(m, bridgeOrigin);
+  }
+  function send(m) { if (conn) post(m); else queue.push(m); }
   function onWindowMessage(e) {
-    if (port || e.source !== parentWin || parentWin === window) return;
+    if (e.source !== parentWin || parentWin === window) return;
     var d = e.data;
-    if (!d || d.type !== "voicebox_port" || !e.ports || !e.ports[0]) return;
-    port = e.ports[0];
-    port.onmessage = onPort;
-    window.removeEventListener("message", onWindowMessage, true);
+    if (!d || typeof d !== "object") return;
+    if (conn) { if (!port && d.conn === conn) onBridge(d); return; }
+    if (d.type !== "voicebox_port" || typeof d.conn !== "string" || !d.conn) return;
+    conn = d.conn;
+    bridgeOrigin = e.origin;
+    if (e.ports && e.ports[0]) {
+      port = e.ports[0];
+      port.onmessage = function (ev) { if (ev.data) onBridge(ev.data); };
+      window.removeEventListener("message", onWindowMessage, true);
+    }
     var q = queue; queue = [];
-    for (var i = 0; i < q.length; i++) port.postMessage(q[i]);
+    for (var i = 0; i < q.length; i++) post(q[i]);
   }
   window.addEventListener("message", onWindowMessage, true);
-  // Over the port, so in order with the registrations: the document finished loading (a page that never
+  // On the connection, so in order with the registrations: the document finished loading (a page that never
   // calls ready() is ready a moment later), and the document is going away (its tools go with it).
   window.addEventListener("load", function () { send({ type: "loaded" }); });
   window.addEventListener("pagehide", function () { send({ type: "unloading" }); });
@@ -110,13 +121,13 @@
   }
 
   function reply(callId, ok, value) {
-    if (!port || !running.delete(callId)) return; // one answer per call; a cancelled call gets none
+    if (!conn || !running.delete(callId)) return; // one answer per call; a cancelled call gets none
     var text;
     if (ok) {
       try { text = JSON.stringify(value === undefined ? null : value); } catch (e) { ok = false; value = "the tool's result is not JSON data: " + e.message; }
     }
-    if (ok) port.postMessage({ type: "tool_result", callId: callId, ok: true, result: text === undefined ? "null" : text });
-    else port.postMessage({ type: "tool_result", callId: callId, ok: false, error: String(value) });
+    if (ok) post({ type: "tool_result", callId: callId, ok: true, result: text === undefined ? "null" : text });
+    else post({ type: "tool_result", callId: callId, ok: false, error: String(value) });
   }
   function errorText(err) { return err && typeof err.message === "string" ? err.message : String(err); }
   function settle(callId, out) {
@@ -153,9 +164,7 @@
       out.then(function (v) { settle(d.callId, v); }, function (err) { reply(d.callId, false, errorText(err)); });
     } else settle(d.callId, out);
   }
-  function onPort(e) {
-    var d = e.data;
-    if (!d || typeof d !== "object") return;
+  function onBridge(d) {
     switch (d.type) {
       case "call_tool": runTool(d); break;
       case "cancel_call": {
@@ -166,7 +175,7 @@
         fire("toolcancel", String(d.name || ""));
         break;
       }
-      case "ping": port.postMessage({ type: "pong", id: d.id }); break;
+      case "ping": post({ type: "pong", id: d.id }); break;
       case "register_result": {
         var r = registering.get(d.seq);
         registering.delete(d.seq);
@@ -333,5 +342,5 @@
     try { sections[i](sdk); } catch (err) { try { console.warn("Voicebox SDK:", err); } catch (e) { /* no console */ } }
   }
 
-  parentWin.postMessage({ type: "mini_app_ready" }, "*"); // only a hello: the bridge answers with a port
+  parentWin.postMessage({ type: "mini_app_ready" }, "*"); // only a hello: the bridge answers naming the connection
 })([/*SECTIONS*/]);

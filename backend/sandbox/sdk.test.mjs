@@ -55,11 +55,11 @@ test("says hello to the parent and takes a port only from window.parent", async 
   const fake = new MessageChannel();
   let leaked = false;
   fake.port1.onmessage = () => { leaked = true; };
-  s.dispatch({ source: s.window, data: { type: "voicebox_port" }, ports: [fake.port2] });
-  s.dispatch({ source: {}, data: { type: "voicebox_port" }, ports: [fake.port2] });
+  s.dispatch({ source: s.window, data: { type: "voicebox_port", conn: "c1" }, ports: [fake.port2] });
+  s.dispatch({ source: {}, data: { type: "voicebox_port", conn: "c1" }, ports: [fake.port2] });
   const real = new MessageChannel();
   const queued = collect(real.port1, 2);
-  s.dispatch({ source: s.parent, data: { type: "voicebox_port" }, ports: [real.port2] });
+  s.dispatch({ source: s.parent, data: { type: "voicebox_port", conn: "c1" }, ports: [real.port2] });
   const [reg, ready] = await queued;
   assert.equal(reg.type, "register_tool");
   assert.deepEqual(reg.tool, { name: "echo", description: "", parameters: { type: "object" } });
@@ -67,7 +67,7 @@ test("says hello to the parent and takes a port only from window.parent", async 
   assert.equal(s.listeners.length, 0, "the window listener goes once the port is taken");
   // A second port is never taken.
   const later = new MessageChannel();
-  s.dispatch({ source: s.parent, data: { type: "voicebox_port" }, ports: [later.port2] });
+  s.dispatch({ source: s.parent, data: { type: "voicebox_port", conn: "c1" }, ports: [later.port2] });
   api.registerTool({ name: "two", description: "", parameters: { type: "object" }, execute: () => 2 });
   assert.equal((await next(real.port1)).tool.name, "two");
   assert.equal(leaked, false);
@@ -87,7 +87,7 @@ test("runs tools: JSON text results, errors, MCP isError, aliases", async () => 
   await assert.rejects(webMcp.registerTool({ name: "x", description: "" }), TypeError);
   const ch = new MessageChannel();
   const regs = collect(ch.port1, 4);
-  s.dispatch({ source: s.parent, data: { type: "voicebox_port" }, ports: [ch.port2] });
+  s.dispatch({ source: s.parent, data: { type: "voicebox_port", conn: "c1" }, ports: [ch.port2] });
   await regs;
   const ask = async (name, args) => { const p = next(ch.port1); ch.port1.postMessage({ type: "call_tool", callId: 7, name, args }); return p; };
   assert.deepEqual(await ask("echo", { text: "hi" }), { type: "tool_result", callId: 7, ok: true, result: '{"got":"hi"}' });
@@ -127,13 +127,36 @@ test("storage shim works and forgets", () => {
   assert.equal(b.ctx.document.cookie, "");
 });
 
+// Without a port (WebKit's connection: docs/sandbox.md, "Bridge ↔ app") the SDK posts to its parent at
+// the bridge's origin with the connection's name, and takes only its parent's messages with that name.
+test("a connection without a port: window messages with its name, to and from window.parent only", async () => {
+  const s = load();
+  s.window.webMcp.registerTool({ name: "echo", description: "", parameters: { type: "object" }, execute: (a) => ({ got: a.text }) });
+  s.window.webMcp.ready();
+  s.parentPosts.length = 0;
+  const bridge = "http://127.0.0.1:9";
+  s.dispatch({ source: s.parent, origin: bridge, data: { type: "voicebox_port" } }); // no name: not a connection
+  assert.equal(s.parentPosts.length, 0);
+  s.dispatch({ source: s.parent, origin: bridge, data: { type: "voicebox_port", conn: "c1" } });
+  assert.deepEqual(s.parentPosts.map(([m, target]) => [m.type, m.conn, target]), [["register_tool", "c1", bridge], ["ready", "c1", bridge]]);
+  assert.equal(s.listeners.length, 1, "the window listener stays: it is the connection");
+  const call = (ev) => { s.parentPosts.length = 0; s.dispatch(ev); return new Promise((r) => setTimeout(r, 5)).then(() => JSON.parse(JSON.stringify(s.parentPosts.map(([m]) => m)))); };
+  const msg = (conn) => ({ type: "call_tool", callId: 4, name: "echo", args: { text: "hi" }, conn });
+  assert.deepEqual(await call({ source: {}, origin: "null", data: msg("c1") }), [], "another window (another app) is not the bridge");
+  assert.deepEqual(await call({ source: s.parent, origin: bridge, data: msg("c0") }), [], "another connection's message is dropped");
+  assert.deepEqual(await call({ source: s.parent, origin: bridge, data: msg(undefined) }), []);
+  assert.deepEqual(await call({ source: s.parent, origin: bridge, data: { type: "voicebox_port", conn: "c2" } }), [], "a second connection is never taken");
+  assert.deepEqual(await call({ source: s.parent, origin: bridge, data: msg("c1") }),
+    [{ type: "tool_result", callId: 4, ok: true, result: '{"got":"hi"}', conn: "c1" }]);
+});
+
 // connect gives the SDK a port and returns our end of it, with every message it sends collected.
 function connect(s) {
   const ch = new MessageChannel();
   const got = [];
   let waiter = null;
   ch.port1.onmessage = (e) => { got.push(e.data); if (waiter && waiter.test(e.data)) { const w = waiter; waiter = null; w.resolve(e.data); } };
-  s.dispatch({ source: s.parent, data: { type: "voicebox_port" }, ports: [ch.port2] });
+  s.dispatch({ source: s.parent, data: { type: "voicebox_port", conn: "c1" }, ports: [ch.port2] });
   const until = (test) => {
     const had = got.find(test);
     if (had) return Promise.resolve(had);

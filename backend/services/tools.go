@@ -3,7 +3,6 @@ package services
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"path"
 	"path/filepath"
@@ -70,21 +69,6 @@ func (s *RegistryService) Unregister(appID string) error {
 		return BadRequest("an appId is required")
 	}
 	s.reg.Unregister(appID)
-	return nil
-}
-
-// Reply delivers the room's answers to requests Go sent it (the desktop's half of the request channel; in
-// `voicebox serve` the channel's WebSocket carries them). A reply nobody waits for any more (answered,
-// timed out or cancelled) settles nothing and is no error: the room cannot know.
-func (s *RegistryService) Reply(replies []registry.Reply) error {
-	for _, rep := range replies {
-		if blank(rep.ID) || blank(rep.Room) {
-			return BadRequest("every reply needs its id and room")
-		}
-		if err := s.reg.Reply(rep); err != nil && !errors.Is(err, registry.ErrNoRequest) {
-			return err
-		}
-	}
 	return nil
 }
 

@@ -5,13 +5,13 @@
 // is missing here, or the reverse. This module touches no DOM, so that node can import it.
 
 export const TYPES = {
-  // window messages: the bridge's hello to the room, the room's answer with a port, the room's request for
-  // the hello again (a frame that loaded before the room listened); the app's hello to the bridge, the
-  // bridge's answer with a port
+  // window messages: the bridge's hello to the room, the room's answer naming the connection, the room's
+  // request for the hello again (a frame that loaded before the room listened); the app's hello to the
+  // bridge, the bridge's answer with a port
   handshake: ["bridge_ready", "connect", "room_ready", "mini_app_ready", "voicebox_port"],
-  // room → bridge, on the room's port
+  // room → bridge, window messages once connected
   toBridge: ["call", "cancel", "reload", "ping"],
-  // bridge → room, on the room's port
+  // bridge → room, window messages carrying the connection's name
   // (notice, download, clipboard, attention: what the room does for the app, docs/webmcp.md; app_error: the
   // app's own uncaught errors, docs/room.md)
   fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing", "notice", "download", "clipboard", "attention",
@@ -27,13 +27,17 @@ export const TYPES = {
 
 // What the room sends a bridge.
 export const toBridge = {
-  connect: () => ({ type: "connect" }),
-  roomReady: () => ({ type: "room_ready" }), // a window message: say bridge_ready again if you have no port yet
+  connect: (conn) => ({ type: "connect", conn }),
+  roomReady: () => ({ type: "room_ready" }), // a window message: say bridge_ready again if not connected yet
   call: (id, name, args) => ({ type: "call", id, name, args }),
   cancel: (id) => ({ type: "cancel", id }), // the bridge answers the call `cancelled` and cancels it in the app
   reload: () => ({ type: "reload" }),
   ping: (id) => ({ type: "ping", id }),
 };
+
+// onConnection says whether a bridge's window message carries the name of the room's connection with it
+// (the caller has checked its source and origin): what an earlier document of the frame sent does not.
+export const onConnection = (d, conn) => Boolean(d) && typeof d === "object" && d.conn === conn;
 
 // bridgeHello returns the id of the bridge document that says hello in a window message when it is the
 // bridge with this launch id, else null (the caller has checked its source and origin). A document may say
@@ -45,7 +49,7 @@ const isObject = (d) => d !== null && typeof d === "object";
 const text = (v) => (typeof v === "string" ? v : "");
 const list = (v) => (Array.isArray(v) ? v : []);
 
-// fromBridge returns a message from a bridge's port in the shape the room relies on, or null when it is
+// fromBridge returns a message from a bridge in the shape the room relies on, or null when it is
 // not one the room knows: every field the room reads has its type (a missing text is "", a missing list []).
 export function fromBridge(d) {
   if (!isObject(d)) return null;

@@ -21,7 +21,7 @@ import { appNotice, saveDownload, copyForApp, needsYou } from "./mediation.js";
 import { handOver } from "./keyboard.js";
 import { update, subscribe } from "./state.js";
 import { target } from "./subject.js";
-import { toBridge, fromBridge, bridgeHello } from "./messages.js";
+import { toBridge, fromBridge, bridgeHello, onConnection } from "./messages.js";
 import { config, configReady } from "./config.js";
 import { preparedLaunch } from "./boot.js";
 
@@ -82,7 +82,8 @@ class MiniApp {
     this.tools = [];
     this.refused = []; // verdicts of the tools the bridge or Go refused (shown greyed in the Tool Console)
     this.ready = false;
-    this.port = null;
+    this.conn = ""; // the name of the connection with the bridge's document (connect), "" before and after
+    this.port = null; // the connection's MessagePort, where the room uses one (byPort)
     this.pending = new Map();
     this.pings = new Map(); // apart from calls: a pong settles a ping, never a call
     this.nextId = 1;
@@ -109,12 +110,31 @@ class MiniApp {
     this.win.body.append(f);
   }
 
+  // connect answers the bridge's hello with a new connection name: what an earlier document of the frame
+  // still sends carries the old one and is dropped (docs/sandbox.md, "Room ↔ bridge").
   connect() {
-    if (this.port) { this.port.close(); this.unloaded(); }
+    if (this.conn) { this.hangUp(); this.unloaded(); }
+    this.conn = newConn();
+    const w = this.frame.contentWindow;
+    if (!byPort()) return w.postMessage(toBridge.connect(this.conn), this.bridgeOrigin);
     const ch = new MessageChannel();
     this.port = ch.port1;
     this.port.onmessage = (e) => this.onMessage(e.data);
-    this.frame.contentWindow.postMessage(toBridge.connect(), this.bridgeOrigin, [ch.port2]);
+    w.postMessage(toBridge.connect(this.conn), this.bridgeOrigin, [ch.port2]);
+  }
+
+  // post sends a message to the bridge's document: on the port, or to its frame at its origin only, with
+  // the connection's name. It throws what structured cloning throws (arguments that are not data).
+  post(m) {
+    if (this.port) return this.port.postMessage(m);
+    const w = this.frame && this.frame.contentWindow;
+    if (w) w.postMessage({ ...m, conn: this.conn }, this.bridgeOrigin);
+  }
+
+  // hangUp ends the connection: nothing the bridge still sends on it reaches this app.
+  hangUp() {
+    this.conn = "";
+    if (this.port) { this.port.onmessage = null; this.port.close(); this.port = null; }
   }
 
   onMessage(raw) {
@@ -210,9 +230,9 @@ class MiniApp {
   }
 
   reload() {
-    if (!this.port) return;
+    if (!this.conn) return;
     this.unloaded();
-    this.port.postMessage(toBridge.reload());
+    this.post(toBridge.reload());
   }
 
   summary() { return { appId: this.appId, title: this.title, tools: this.tools.slice() }; }
@@ -232,9 +252,9 @@ class MiniApp {
 
   // call sends a tool call to the bridge. A direct call (window.voicebox.callTool: no Go caller times it)
   // gets the backstop and is reported to the desktop's watchdog; Go times and reports its own calls, and
-  // learns the port's call id through onId to cancel it (cancelCall).
+  // learns the bridge's call id through onId to cancel it (cancelCall).
   call(name, args, direct, onId) {
-    if (!this.port) return Promise.resolve(refusal("unknown-tool", `${this.title} is not running`));
+    if (!this.conn) return Promise.resolve(refusal("unknown-tool", `${this.title} is not running`));
     return new Promise((settle) => {
       const id = this.nextId++;
       let resolve = settle, timer = 0;
@@ -249,7 +269,7 @@ class MiniApp {
       this.pending.set(id, { resolve, timer });
       if (onId) onId(id);
       try {
-        this.port.postMessage(toBridge.call(id, name, args));
+        this.post(toBridge.call(id, name, args));
       } catch (err) {
         this.pending.delete(id);
         clearTimeout(timer);
@@ -265,20 +285,20 @@ class MiniApp {
     if (!p) return;
     this.pending.delete(id);
     clearTimeout(p.timer);
-    if (this.port) this.port.postMessage(toBridge.cancel(id));
+    if (this.conn) this.post(toBridge.cancel(id));
   }
 
   ping() {
     return new Promise((resolve) => {
       const id = this.nextId++;
       this.pings.set(id, resolve);
-      this.port.postMessage(toBridge.ping(id));
+      this.post(toBridge.ping(id));
     });
   }
 
   shut() {
     this.closed = true;
-    if (this.port) { this.port.onmessage = null; this.port.close(); this.port = null; }
+    this.hangUp();
     for (const p of this.pending.values()) { clearTimeout(p.timer); p.resolve(refusal("unknown-tool", `${this.title} was closed`)); }
     this.pending.clear();
     for (const w of this.waiters) w.reject(new LaunchError("launch-failed", `${this.title} was closed`));
@@ -287,19 +307,36 @@ class MiniApp {
   }
 }
 
-// Bridges announce themselves with a window message: it must come from that bridge's frame, from its origin.
+// A bridge's messages must come from that bridge's frame, from its origin: its hello (bridge_ready with the
+// launch's id), then the rest on the connection the room named.
 window.addEventListener("message", (e) => {
   for (const app of apps.values()) {
     if (!app.frame || e.source !== app.frame.contentWindow) continue;
     if (e.origin !== app.bridgeOrigin) return;
     const doc = bridgeHello(e.data, app.launchId);
-    if (doc && doc !== app.bridgeDoc) {
-      app.bridgeDoc = doc;
-      app.connect();
-    }
+    if (doc) {
+      if (doc !== app.bridgeDoc) {
+        app.bridgeDoc = doc;
+        app.connect();
+      }
+    } else if (app.conn && !app.port && onConnection(e.data, app.conn)) app.onMessage(e.data);
     return;
   }
 });
+
+// byPort says whether the room talks to its bridges on a MessagePort rather than in window messages
+// (docs/sandbox.md, "Room ↔ bridge"). Chromium and Firefox run each bridge's site in a process of its own:
+// a port goes straight from process to process, a window message through the browser's own. WebKit (the
+// desktop's WebKitGTK; Safari), whose navigator.vendor is always Apple's, runs every frame in one process
+// but moves each port message through another and back, ~0.4 ms, where a window message is a task in the
+// same process (docs/performance.md, "MCP calls").
+const byPort = () => navigator.vendor !== "Apple Computer, Inc.";
+
+function newConn() {
+  const b = new Uint8Array(8);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
 
 // guardProblem says why this room may not create mini-app frames ("" when it may). Go decides first
 // (RoomConfig.guard, asked at call time); in the desktop the page checks the guard for itself as well: the
@@ -508,7 +545,7 @@ function wire() {
 const api = {
   roomId, launch, callTool, close, tools, apps: openApps, functionDeclarations,
   onChange: (fn) => subscribe(() => fn(), "apps"),
-  ping: (appId) => { const a = apps.get(appId); return a && a.port ? a.ping() : Promise.reject(new Error("no such app")); },
+  ping: (appId) => { const a = apps.get(appId); return a && a.conn ? a.ping() : Promise.reject(new Error("no such app")); },
 };
 window.voicebox = Object.assign(window.voicebox || {}, api);
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire); else wire();

@@ -96,36 +96,25 @@ function windowEvents(name, fn) {
 }
 
 // requests runs handle(request) → Promise<reply> for every request Go sends this room, and sends each
-// reply back with its request's id and this room's.
+// reply back with its request's id and this room's. Both modes carry them on a WebSocket (channelSocket):
+// the desktop's is on a loopback port its boot data names, since a Wails event would run as the person's
+// gesture and the room would hand that on to the app (desktopchannel.go).
 export function requests(handle) {
-  const desktop = isDesktop();
-  const send = desktop ? desktopReplies() : channelSocket(run);
+  const send = channelSocket(run, boot?.channel);
   function run(req) {
-    if (!req || req.room !== roomId) return; // the desktop's window event reaches every room page
+    if (!req || req.room !== roomId) return;
     Promise.resolve(handle(req)).then((rep) => { if (rep) send({ ...rep, id: req.id, room: roomId }); });
   }
-  if (desktop) window.runtime.EventsOn("registry:requests", (batch) => { for (const req of batch || []) run(req); });
 }
 
-// desktopReplies sends replies with RegistryService.Reply: at once when none is on its way, else together
-// with the others that came meanwhile (one IPC round trip for many under load, none added for one).
-function desktopReplies() {
-  let queued = [], busy = false;
-  const flush = () => {
-    if (busy || queued.length === 0) return;
-    const batch = queued; queued = []; busy = true;
-    call("RegistryService.Reply", batch).catch((err) => console.error("reply:", err)).finally(() => { busy = false; flush(); });
-  };
-  return (rep) => { queued.push(rep); flush(); };
-}
-
-// channelSocket is the request channel of `voicebox serve`: one WebSocket, requests down and replies up
-// (both JSON arrays), reconnected while the page lives. Replies made while it is down wait for the next one.
-function channelSocket(run) {
+// channelSocket is the room's request channel: one WebSocket, at address or else on the room's own origin
+// (`voicebox serve`), requests down and replies up (both JSON arrays), reconnected while the page lives.
+// Replies made while it is down wait for the next one.
+function channelSocket(run, address) {
   let ws = null, waiting = [], retry = 100;
+  const own = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/room/channel?room=${encodeURIComponent(roomId)}`;
   const connect = () => {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    ws = new WebSocket(`${scheme}://${location.host}/api/room/channel?room=${encodeURIComponent(roomId)}`);
+    ws = new WebSocket(address || own());
     ws.onopen = () => { retry = 100; if (waiting.length) { ws.send(JSON.stringify(waiting)); waiting = []; } };
     ws.onmessage = (e) => { const batch = safeParse(e.data); if (Array.isArray(batch)) for (const req of batch) run(req); };
     ws.onclose = () => { ws = null; setTimeout(connect, retry); retry = Math.min(retry * 2, 2000); };
