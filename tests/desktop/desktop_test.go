@@ -325,25 +325,25 @@ func TestSavePageFromTheMenu(t *testing.T) {
 	}
 	a := s.start(t, "--workspace", ws, "--data", data, page)
 	win := s.window(t, a)
-	meta := filepath.Join(data, "mini-apps", "tally.meta.json")
+	// The store writes the record first and the page last, its commit point (backend/store/doc.go): the
+	// save is done once the page is there.
+	meta, saved := filepath.Join(data, "mini-apps", "tally.meta.json"), filepath.Join(data, "mini-apps", "tally.html")
 	deadline := time.Now().Add(25 * time.Second)
 	for {
 		time.Sleep(2 * time.Second) // the room launches the page; then the app in front is what Ctrl+S saves
 		if out, err := s.run(t, 5*time.Second, "xdotool", "windowfocus", "--sync", win, "key", "--clearmodifiers", "ctrl+s"); err != nil {
 			t.Fatalf("xdotool ctrl+s: %v %s", err, out)
 		}
-		if b, err := os.ReadFile(meta); err == nil {
-			var rec struct{ AppID, WorkspacePath string }
-			if err := json.Unmarshal(b, &rec); err != nil || rec.AppID != "app_tally" || rec.WorkspacePath != "tally.html" {
-				t.Fatalf("shelf record %s = %s, want app_tally proving tally.html", meta, b)
-			}
+		if _, err := os.Stat(saved); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("Ctrl+S never saved the page to the shelf (screen: %s)", s.keepScreenshot(t, "save.png"))
 		}
 	}
-	if _, err := os.Stat(filepath.Join(data, "mini-apps", "tally.html")); err != nil {
-		t.Fatalf("the shelf copy is missing: %v", err)
+	b, err := os.ReadFile(meta)
+	var rec struct{ AppID, WorkspacePath string }
+	if err != nil || json.Unmarshal(b, &rec) != nil || rec.AppID != "app_tally" || rec.WorkspacePath != "tally.html" {
+		t.Fatalf("shelf record %s = %s (%v), want app_tally proving tally.html", meta, b, err)
 	}
 }
