@@ -16,7 +16,7 @@ GATE_FUZZ ?= 20000x
 # about 165 s of CPU on an empty Go cache, measured with /usr/bin/time on this 2-core machine).
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 
-.PHONY: run build serve package test test-instrumented test-plain test-unit test-native test-race test-alloc \
+.PHONY: run build serve package test test-suites-lane test-unit test-native test-race test-alloc \
 	test-fuzz test-vet test-package test-suites test-js fuzz bench deps deps-test clean wails-dev
 
 run: build
@@ -44,31 +44,31 @@ deps-test:
 # vet, the suites that drive the real binary or WebKit (browsers, the desktop under Xvfb, the guard's lab,
 # the packages), and the JavaScript twins.
 #
-# Two halves run side by side, then the suites one at a time, then the twins. Each half compiles its own
-# variants of the standard library and the modules, so they never compile the same package twice at once, and
-# each leaves a core idle at times (Wails' cgo is one long serial step) that the other fills: on an empty Go
-# cache they run in about half the time one after the other takes.
-# - test-instrumented: the race tests and the fuzz runs. Their packages need Go, a C compiler and node, which
-#   a fresh machine has, and nothing apt installs: none builds against GTK or WebKitGTK (NATIVE do), so on a
-#   fresh machine they run while apt waits on the network and the disk.
-# - test-plain: apt beside the packager's checks, then the release build, vet and the allocation test.
+# Two lanes. The suites' lane, at full priority: apt, the release build, then the suites one at a time (they
+# wait on browsers and desktops most of the time: about a third of a core over some 7 minutes). Beside it,
+# under nice 19, so the suites get a core whenever they ask and this work takes only what they leave idle:
+# - from the start, the race tests, the fuzz runs and the packager's checks. None needs apt (none builds
+#   against GTK or WebKitGTK; NATIVE do), so on a fresh machine they run while apt waits on the network;
+# - once the build is done, vet and the allocation test, which reuse its packages.
+# On an empty Go cache that compiling (some 700 s of CPU) is then almost all off the critical path.
 # Where cc or node is missing, apt goes first.
+BESIDE := nice -n 19 $(MAKE) --no-print-directory
+
 test:
 	@mkdir -p build
 	@command -v cc >/dev/null && command -v node >/dev/null || scripts/deps.sh test packages
 	@scripts/deps.sh test modules
-	@$(MAKE) --no-print-directory test-plain > build/test-plain.log 2>&1 & plain=$$!; \
-	  $(MAKE) --no-print-directory test-instrumented; instrumented=$$?; \
-	  wait $$plain; plain=$$?; cat build/test-plain.log; [ $$instrumented = 0 ] && [ $$plain = 0 ]
-	$(MAKE) --no-print-directory test-suites
+	@$(BESIDE) test-race test-fuzz test-package > build/test-beside.log 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-suites-lane; suites=$$?; \
+	  wait $$beside; beside=$$?; cat build/test-beside.log; [ $$suites = 0 ] && [ $$beside = 0 ]
 	$(MAKE) --no-print-directory test-js
 
-test-instrumented: test-race test-fuzz
-
-test-plain:
-	@scripts/deps.sh test packages & apt=$$!; \
-	  $(MAKE) --no-print-directory test-package; package=$$?; wait $$apt && [ $$package = 0 ]
-	$(MAKE) --no-print-directory build test-vet test-alloc
+test-suites-lane:
+	@scripts/deps.sh test packages
+	$(MAKE) --no-print-directory build
+	@$(BESIDE) test-vet test-alloc > build/test-vet.log 2>&1 & vet=$$!; \
+	  $(MAKE) --no-print-directory test-suites; suites=$$?; \
+	  wait $$vet; vet=$$?; cat build/test-vet.log; [ $$suites = 0 ] && [ $$vet = 0 ]
 
 # The packages that build against GTK and WebKitGTK, and the suites in tests/ (they drive the release binary
 # or a browser). They run one at a time (-p 1), so two browsers or desktops never share the two cores, and
