@@ -1,9 +1,10 @@
 // Package httpapi serves the room and its API to a browser (`voicebox serve`): the room's files, every
 // bound method by name (calls.go), the room's request channel (channel.go), the event stream and the
-// audio socket; and, for the desktop's room, the request channel alone on a port of its own
-// (channelserver.go). Every request passes one JSON door first: loopback Host only (no DNS rebinding), no
+// audio socket. Every request passes one JSON door first: loopback Host only (no DNS rebinding), no
 // foreign Origin (a sandboxed app's blind no-cors POST carries Origin: null and is refused before it can
 // change anything), the run's secret on every /api route (auth.go), JSON bodies only, and a body limit.
+// For the desktop's room it serves the request channel alone, on a port of its own with checks of its own
+// (channelserver.go).
 package httpapi
 
 import (
