@@ -159,6 +159,7 @@ var desktopOnly = map[string]bool{
 }
 
 func (a *App) startup(ctx context.Context) {
+	trace.Mark("startup")
 	a.ctx = ctx
 	a.setLiveContext(ctx)
 	// Here, not before wails.Run: only the instance that keeps the window may own the MCP port and file.

@@ -17,6 +17,7 @@ import (
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/services"
+	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/frontend"
 )
 
@@ -116,6 +117,7 @@ func roomAssetServer(bridgeOrigin, channelOrigin string, boot func() roomBoot) (
 				next.ServeHTTP(w, r)
 				return
 			}
+			trace.Mark("room-asked")
 			page, err := fillBoot(index, boot())
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -43,7 +43,9 @@ static gboolean paint_poll(gpointer unused)
 
 static void on_load(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unused)
 {
-    if (ev == WEBKIT_LOAD_COMMITTED) {
+    if (ev == WEBKIT_LOAD_STARTED) {
+        voiceboxTraceMark("room-load-started", 0);
+    } else if (ev == WEBKIT_LOAD_COMMITTED) {
         voiceboxTraceMark("room-committed", 0);
         if (paint_timer == 0 && !painted)
             paint_timer = g_timeout_add(10, paint_poll, NULL);
@@ -57,13 +59,20 @@ static void on_map(GtkWidget *w, gpointer unused)
     voiceboxTraceMark("window-shown", 0);
 }
 
+static void on_web_process(WebKitWebContext *ctx, gpointer unused)
+{
+    voiceboxTraceMark("web-process-starting", 0);
+}
+
 static gboolean parent_set(GSignalInvocationHint *hint, guint n, const GValue *params, gpointer unused)
 {
     GObject *obj = n > 0 ? g_value_get_object(&params[0]) : NULL;
     if (obj == NULL || !WEBKIT_IS_WEB_VIEW(obj) || gtk_widget_get_parent(GTK_WIDGET(obj)) == NULL)
         return TRUE;
     watched = WEBKIT_WEB_VIEW(obj);
+    voiceboxTraceMark("webview-parented", 0);
     g_object_add_weak_pointer(obj, (gpointer *)&watched);
+    g_signal_connect(webkit_web_view_get_context(watched), "initialize-web-process-extensions", G_CALLBACK(on_web_process), NULL);
     g_signal_connect(obj, "load-changed", G_CALLBACK(on_load), NULL);
     g_signal_connect(obj, "map", G_CALLBACK(on_map), NULL);
     return FALSE;
