@@ -170,8 +170,9 @@ function iframe(k, set) { const f = document.createElement("iframe"); set(f, k);
 async function attack() {
 	const out = {window: typeof window.RTCPeerConnection, webkit: typeof window.webkitRTCPeerConnection, windowAttempt: attempt("window", CFG)};
 	const vectors = {
-		// static frames loaded before the app's load event, so before ready(): their reports are in
-		"static-srcdoc": () => outcome("static-srcdoc", null), "dsd-closed": () => outcome("dsd-closed", null),
+		// static frames: the plain one is confined by a new load of its own, which may end after the app's
+		// load event, so its report is waited for; the disarmed ones never load (no report)
+		"static-srcdoc": () => outcome("static-srcdoc", null, true), "dsd-closed": () => outcome("dsd-closed", null),
 		"dsd-open": () => outcome("dsd-open", null), "dsd-write": () => outcome("dsd-write", null),
 		srcdoc: () => vector("srcdoc", (k) => iframe(k, (f) => { f.srcdoc = childHTML(k); })),
 		innerHTML: () => vector("innerHTML", (k) => { const d = append(document.createElement("div")); d.innerHTML = frameHTML(k); return d.firstChild; }),
