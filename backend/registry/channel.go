@@ -137,10 +137,8 @@ func (r *Registry) Untake(room string, reqs []Request) {
 	b := r.boxLocked(room)
 	b.queue = append(back, b.queue...)
 	r.mu.Unlock()
-	r.wake(b)
+	poke(b.wake)
 }
-
-func (r *Registry) wake(b *mailbox) { poke(b.wake) }
 
 // send queues a request for its room and waits for the reply, the op's bound or the caller's cancellation.
 func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool) {
@@ -154,7 +152,7 @@ func (r *Registry) send(ctx context.Context, req Request) (Reply, Outcome, bool)
 	b := r.boxLocked(req.Room)
 	b.queue = append(b.queue, req)
 	r.mu.Unlock()
-	r.wake(b)
+	poke(b.wake)
 
 	timer := time.NewTimer(bound.wait)
 	defer timer.Stop()
@@ -199,7 +197,7 @@ func (r *Registry) abandon(w *waiter) (Reply, bool) {
 	r.settledLocked(w)
 	r.mu.Unlock()
 	if cancelIn != nil {
-		r.wake(cancelIn)
+		poke(cancelIn.wake)
 	}
 	return Reply{}, false
 }

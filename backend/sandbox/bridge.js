@@ -50,7 +50,7 @@
   var roomConn = "", roomPort = null, outbox = []; // the room's connection, once it said connect
   // The app document's connection (onHello): its name, and its port when the room's has one.
   var inner = null, innerConn = "", innerPort = null, helloWaiting = false;
-  var DOC = Array.from(crypto.getRandomValues(new Uint8Array(8)), function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  var DOC = newConn(); // this document's id in bridge_ready (a random name, as a connection's)
   var tools = new Map(), order = [];
   var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
   var ready = false, helloSinceLoad = false, implicitTimer = 0;

@@ -7,11 +7,11 @@
 export const TYPES = {
   // window messages: the bridge's hello to the room, the room's answer naming the connection, the room's
   // request for the hello again (a frame that loaded before the room listened); the app's hello to the
-  // bridge, the bridge's answer with a port
+  // bridge, the bridge's answer naming that connection (each answer carries a port where the room's has one)
   handshake: ["bridge_ready", "connect", "room_ready", "mini_app_ready", "voicebox_port"],
-  // room → bridge, window messages once connected
+  // room → bridge, on the connection: its port, or window messages in WebKit (docs/sandbox.md)
   toBridge: ["call", "cancel", "reload", "ping"],
-  // bridge → room, window messages carrying the connection's name
+  // bridge → room, on the connection (window messages carry its name)
   // (notice, download, clipboard, attention: what the room does for the app, docs/webmcp.md; app_error: the
   // app's own uncaught errors, docs/room.md)
   fromBridge: ["result", "ready", "tools", "unloaded", "verdict", "pong", "closing", "notice", "download", "clipboard", "attention",

@@ -13,7 +13,7 @@
 // Bounds: the bridge times every call (the sandbox's own wall) and Go's registry times what Go asks (and
 // cancels what it gave up on). The room bounds only what it runs on its own: the person's launches and
 // window.voicebox.callTool, with the values Go owns (RoomConfig.limits).
-import { call, roomId, isDesktop, requests } from "./transport.js";
+import { call, roomId, isDesktop, requests, randomHex } from "./transport.js";
 import { el, notify, notifyError, logActivity } from "./ui.js";
 import { openWindow } from "./popover.js";
 import { appError, appErrorsGone } from "./apperrors.js";
@@ -114,7 +114,7 @@ class MiniApp {
   // still sends carries the old one and is dropped (docs/sandbox.md, "Room ↔ bridge").
   connect() {
     if (this.conn) { this.hangUp(); this.unloaded(); }
-    this.conn = newConn();
+    this.conn = randomHex(8);
     const w = this.frame.contentWindow;
     if (!byPort()) return w.postMessage(toBridge.connect(this.conn), this.bridgeOrigin);
     const ch = new MessageChannel();
@@ -332,11 +332,6 @@ window.addEventListener("message", (e) => {
 // same process (docs/performance.md, "MCP calls").
 const byPort = () => navigator.vendor !== "Apple Computer, Inc.";
 
-function newConn() {
-  const b = new Uint8Array(8);
-  crypto.getRandomValues(b);
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-}
 
 // guardProblem says why this room may not create mini-app frames ("" when it may). Go decides first
 // (RoomConfig.guard, asked at call time); in the desktop the page checks the guard for itself as well: the

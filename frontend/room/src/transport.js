@@ -54,11 +54,14 @@ async function viaHTTP(name, args) {
 // roomId names this page load of the room to Go: requests Go sends carry the id of the room that must
 // answer, and in `voicebox serve` this page's request channel says hello and, when it ends, goodbye. The
 // desktop names the page in its boot data (boot.js), with launches made for that name.
-export const roomId = boot?.roomId || (() => {
-  const b = new Uint8Array(16);
+export const roomId = boot?.roomId || "room-" + randomHex(16);
+
+// randomHex is n random bytes in hex: the room's names for itself and for its connections.
+export function randomHex(n) {
+  const b = new Uint8Array(n);
   crypto.getRandomValues(b);
-  return "room-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-})();
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
 
 // call("StoreService.List") runs a Go method through whichever door this room has.
 export function call(name, ...args) {
@@ -112,9 +115,9 @@ export function requests(handle) {
 // Replies made while it is down wait for the next one.
 function channelSocket(run, address) {
   let ws = null, waiting = [], retry = 100;
-  const own = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/room/channel?room=${encodeURIComponent(roomId)}`;
+  const url = address || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/room/channel?room=${encodeURIComponent(roomId)}`;
   const connect = () => {
-    ws = new WebSocket(address || own());
+    ws = new WebSocket(url);
     ws.onopen = () => { retry = 100; if (waiting.length) { ws.send(JSON.stringify(waiting)); waiting = []; } };
     ws.onmessage = (e) => { const batch = safeParse(e.data); if (Array.isArray(batch)) for (const req of batch) run(req); };
     ws.onclose = () => { ws = null; setTimeout(connect, retry); retry = Math.min(retry * 2, 2000); };
