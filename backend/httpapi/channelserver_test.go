@@ -26,28 +26,24 @@ func TestChannelServerOpensOnlyTheRoomsChannel(t *testing.T) {
 	const roomOrigin, secret = "wails://wails", "the-run-secret"
 	reg := registry.New(events.NewBus())
 	rs := services.NewRegistryService(exposed.New(reg), sandbox.New(sandbox.Options{Hostname: "localhost", RoomOrigin: roomOrigin}, "127.0.0.1:1"))
-	listen := func(h http.Handler) string {
+	// listen serves handler(its own host:port) on a loopback port and returns that host:port.
+	listen := func(handler func(host string) http.Handler) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := &http.Server{Handler: h}
+		srv := &http.Server{Handler: handler(ln.Addr().String())}
 		go srv.Serve(ln)
 		t.Cleanup(func() { srv.Close() })
 		return ln.Addr().String()
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := ln.Addr().String()
-	h, err := ChannelServer(ChannelOptions{Host: host, RoomOrigin: roomOrigin, Secret: secret, Registry: rs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	host := listen(func(host string) http.Handler {
+		h, err := ChannelServer(ChannelOptions{Host: host, RoomOrigin: roomOrigin, Secret: secret, Registry: rs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	dial := func(addr, origin, hostHeader string) (*websocket.Conn, int) {
@@ -97,7 +93,7 @@ func TestChannelServerOpensOnlyTheRoomsChannel(t *testing.T) {
 
 	// Control: the channel itself, served without the port's checks, is open to any local process that
 	// dials it (any Origin it likes, no key) and takes the room's calls.
-	bare := listen(newChannel(rs, 0))
+	bare := listen(func(string) http.Handler { return newChannel(rs, 0) })
 	if _, err := rs.Register("room-c", "app_c", "C", "c", []json.RawMessage{json.RawMessage(echoTool)}); err != nil {
 		t.Fatal(err)
 	}
