@@ -6,7 +6,7 @@ import (
 )
 
 // FuzzInjectSDK: the SDK goes in exactly once, nothing of the page is lost or reordered, and it never lands
-// before a doctype that the page starts with.
+// before a doctype that the page starts with. testdata/fuzz holds what a run found.
 func FuzzInjectSDK(f *testing.F) {
 	for _, s := range []string{"<!doctype html><p>", "\ufeff <!-- x --><!DOCTYPE html>", "<html>", "", "<!--", "<!doctype"} {
 		f.Add(s)
@@ -21,7 +21,10 @@ func FuzzInjectSDK(f *testing.F) {
 		if i < 0 || strings.Count(out, tag) != 1 || out[:i]+out[i+len(tag):] != page {
 			t.Fatalf("InjectSDK(%q) = %q", page, out)
 		}
-		if low := strings.ToLower(page[i:]); strings.HasPrefix(low, "<!doctype") && strings.Contains(low, ">") {
+		// Before a doctype that no doctype precedes, i.e. the page's leading one (a later doctype is a parse
+		// error the browser ignores, and the SDK may stand before it: "<!DOCTYPE><!DOCTYPE>").
+		if low := strings.ToLower(page[i:]); strings.HasPrefix(low, "<!doctype") && strings.Contains(low, ">") &&
+			!strings.Contains(strings.ToLower(page[:i]), "<!doctype") {
 			t.Fatalf("the SDK went before the doctype: %q", out)
 		}
 	})
