@@ -62,7 +62,7 @@ func runDesktop(cmd cli.Command) int {
 	}
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP, channel: channel}
 	gpu := webviewGPU()
-	skipUnusedGL(gpu)
+	skipUnusedGL(gpu, renderNodes())
 	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
 	if err := app.installGuard(); err != nil {
@@ -106,39 +106,6 @@ func runDesktop(cmd cli.Command) int {
 		return fail(err)
 	}
 	return 0
-}
-
-// GPUEnv set to "1" gives the web view Wails' own GPU policy (on demand) back.
-const GPUEnv = "VOICEBOX_GPU"
-
-// webviewGPU is the web view's hardware acceleration policy: never, unless VOICEBOX_GPU=1. Accelerated
-// compositing rasterizes the room and every app frame through GL; without a GPU (Mesa's llvmpipe: a VM, a
-// remote desktop, Xvfb) that took ~40% of the start's CPU and half the web process's memory, for a room of
-// documents that paints as well without it (WebGL and canvas included). docs/performance.md has the figures.
-func webviewGPU() linux.WebviewGpuPolicy {
-	if os.Getenv(GPUEnv) == "1" {
-		return linux.WebviewGpuPolicyOnDemand
-	}
-	return linux.WebviewGpuPolicyNever
-}
-
-// noGLEnv is what the window's own process is told when the web view composites nothing (webviewGPU):
-// GDK probes GLX when it opens the display, and WebKit's DMA-BUF renderer sets up EGL, both only to draw
-// composited frames, which never come. Loading Mesa for them (llvmpipe and its LLVM, without a GPU) took
-// ~120 ms of every start before the web view existed (docs/performance.md, "What waits"). The web process
-// keeps its own GL (WebGL). A value the person set stays.
-var noGLEnv = [][2]string{{"GDK_GL", "disable"}, {"WEBKIT_DISABLE_DMABUF_RENDERER", "1"}}
-
-// skipUnusedGL sets noGLEnv where nothing composites; it must run before GTK and WebKit start.
-func skipUnusedGL(policy linux.WebviewGpuPolicy) {
-	if policy != linux.WebviewGpuPolicyNever {
-		return
-	}
-	for _, kv := range noGLEnv {
-		if _, set := os.LookupEnv(kv[0]); !set {
-			os.Setenv(kv[0], kv[1])
-		}
-	}
 }
 
 // DesktopRoomOrigin is the room's origin in the window (Wails serves it as wails://wails/).
