@@ -156,7 +156,8 @@ type Dist struct {
 	P50, P99, Max float64
 }
 
-func dist(d []time.Duration) Dist {
+// DistOf is the distribution of d (which it sorts).
+func DistOf(d []time.Duration) Dist {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
 	q := func(f float64) float64 { return ms(d[int(f*float64(len(d)-1))]) }
@@ -191,7 +192,7 @@ func Sequential(t testing.TB, cs *mcp.ClientSession, tool string, n int) (echo, 
 		}
 		f = append(f, time.Since(start))
 	}
-	return dist(e), dist(f)
+	return DistOf(e), DistOf(f)
 }
 
 // Rate runs total calls of one, inFlight at a time, and returns calls per second and the latency of each.
@@ -226,7 +227,7 @@ func Rate(t testing.TB, inFlight, total int, one func(worker, i int) error) (flo
 	if len(failures) > 0 {
 		t.Fatalf("%d of %d calls failed, lost or crossed; first: %s", len(failures), total, failures[0])
 	}
-	return float64(total) / elapsed.Seconds(), dist(lat)
+	return float64(total) / elapsed.Seconds(), DistOf(lat)
 }
 
 // Throughput is Rate over MCP: 25 calls in flight on each client, of the echo tool (each answer must carry
