@@ -105,6 +105,9 @@ func runDesktop(cmd cli.Command) int {
 	if err != nil {
 		return fail(err)
 	}
+	if app.guard.gaveUp.Load() {
+		return 1
+	}
 	return 0
 }
 

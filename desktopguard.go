@@ -28,6 +28,7 @@ type desktopGuard struct {
 	unsupported string // why there is no guard on this platform ("" where there is one)
 	ctx         atomic.Pointer[context.Context]
 	tracker     *recovery.Tracker
+	gaveUp      atomic.Bool // the web process kept crashing and the guard stopped restarting it
 }
 
 // installGuard installs the guard; it must run on the main goroutine before wails.Run. An error means
@@ -54,6 +55,7 @@ func (a *App) installGuard() error {
 		OnRecovered: func() {
 			log.Printf("watchdog: the room is back (guard active: %v)", guard.Active())
 		},
+		OnGaveUp:         a.engineFailed,
 		OnFileDrop:       func(paths []string) { a.host.OpenFiles("", paths) },
 		OnDownload:       a.navigationDownload,
 		MaxDownloadBytes: sandbox.MaxDownloadBytes,
@@ -98,6 +100,28 @@ func (a *App) liveContext() context.Context {
 		return *p
 	}
 	return nil
+}
+
+// engineFailedMessage is what the person reads when the web engine cannot start (engineFailed).
+const engineFailedMessage = "The web engine (WebKitGTK) crashed each time it started, before it could show Voicebox's window, " +
+	"so Voicebox stops here. This is usually the graphics stack (EGL); WebKit's own messages are in the terminal's output."
+
+// engineFailed runs when the guard stopped restarting a web process that crashed again and again before
+// the room could load (guard.Options.OnGaveUp): the window would stay empty, so Voicebox says why, closes,
+// and exits with a failure status (runDesktop).
+func (a *App) engineFailed() {
+	a.guard.gaveUp.Store(true)
+	log.Printf("Voicebox cannot show its window: %s", engineFailedMessage)
+	ctx := a.liveContext()
+	if ctx == nil {
+		return
+	}
+	if _, err := runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+		Type: runtime.ErrorDialog, Title: "Voicebox cannot show its window", Message: dialogText(engineFailedMessage),
+	}); err != nil {
+		log.Printf("guard: the engine's failure dialog: %v", err)
+	}
+	runtime.Quit(ctx)
 }
 
 // confirmExternal asks the person before the guard hands a web address to the system browser. It runs on

@@ -4,6 +4,9 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+
+	"github.com/voicebox/voicebox/backend/guard"
+	"github.com/voicebox/voicebox/backend/recovery"
 )
 
 func TestExternalQuestion(t *testing.T) {
@@ -27,5 +30,13 @@ func TestDialogTextIsNoFormatString(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("dialogText = %q, want %q", got, want)
+	}
+}
+
+// An app that crashes the web process meets the watchdog's rule (it stops reopening apps after
+// recovery.MaxHangs) before the guard's own limit on restarts of a crashing engine.
+func TestCrashRestartsOutlastTheWatchdogsRule(t *testing.T) {
+	if guard.DefaultCrashRestarts <= recovery.MaxHangs {
+		t.Fatalf("guard.DefaultCrashRestarts = %d, want more than recovery.MaxHangs = %d", guard.DefaultCrashRestarts, recovery.MaxHangs)
 	}
 }

@@ -26,6 +26,8 @@ static char *home_uri;      // last room URI that committed in the top frame
 // watchdog state
 static guint ping_ms, hang_ms, hang_cpu_ms;
 static int cpu_wait_counts;     // Options.CPUWaitCounts (tests only)
+static guint crash_restarts;    // Options.CrashRestarts
+static guint crashes_in_a_row;  // web process crashes since the room last finished loading
 static gboolean armed;          // a room document committed since the last (re)start
 static gboolean ping_pending;
 static gint64 ping_sent_at;     // monotonic µs
@@ -336,6 +338,8 @@ static void on_load_changed(WebKitWebView *wv, WebKitLoadEvent ev, gpointer unus
             recovering = 2;
         break;
     case WEBKIT_LOAD_FINISHED:
+        if (is_room(uri))
+            crashes_in_a_row = 0;
         if (recovering == 2 && is_room(uri)) {
             recovering = 0;
             gint64 ms = (g_get_monotonic_time() - hang_detected_at) / 1000;
@@ -358,9 +362,20 @@ static void on_terminated(WebKitWebView *wv, WebKitWebProcessTerminationReason r
 {
     if (reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API)
         return; // our own recover()
-    if (reason == WEBKIT_WEB_PROCESS_CRASHED)
+    if (reason == WEBKIT_WEB_PROCESS_CRASHED) {
+        // A web process that crashes each time before the room can load (WebKit aborts when it finds no
+        // usable EGL, say) would be restarted forever, an empty window burning a core: after
+        // crash_restarts restarts the guard stops, and Go tells the person why (Options.OnGaveUp).
+        if (++crashes_in_a_row > crash_restarts) {
+            stop_ping();
+            armed = FALSE;
+            recovering = 0;
+            glog("watchdog: the web process crashed %u times in a row before the room could load; not restarting it", crashes_in_a_row);
+            voiceboxGuardGaveUp();
+            return;
+        }
         recover("crash", "the web process crashed");
-    else
+    } else
         recover("memory", "the web process exceeded its memory limit");
 }
 
@@ -546,7 +561,7 @@ static gboolean parent_set_hook(GSignalInvocationHint *hint, guint n, const GVal
 
 int vbg_install(const char *origin, const char *world, const char *forwarder, const char *page,
                 const char *take_mic, int mock, unsigned int ping, unsigned int hang,
-                unsigned int hang_cpu, int wait_counts)
+                unsigned int hang_cpu, int wait_counts, unsigned int crashes)
 {
     room_origin = g_strdup(origin);
     room_scheme = g_uri_parse_scheme(origin);
@@ -561,6 +576,7 @@ int vbg_install(const char *origin, const char *world, const char *forwarder, co
     hang_ms = hang;
     hang_cpu_ms = hang_cpu;
     cpu_wait_counts = wait_counts;
+    crash_restarts = crashes;
     last_tick_at = g_get_monotonic_time();
 
     // Make sure the classes (and so the signals) exist before gtk_init.

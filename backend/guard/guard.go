@@ -97,6 +97,19 @@ type Options struct {
 	// All mini-app frames are gone at that point.
 	OnRecovered func()
 
+	// CrashRestarts is how many times in a row the guard restarts a web
+	// process that crashed before the room finished loading; at the next
+	// crash it stops and calls OnGaveUp. 0 means DefaultCrashRestarts. A
+	// room that loads in between starts the count again, so an app that
+	// crashes the engine meets the watchdog's own rule first (it closes or
+	// stops reopening apps: backend/recovery).
+	CrashRestarts int
+
+	// OnGaveUp is called, on its own goroutine, when the guard stopped
+	// restarting a web process that kept crashing (CrashRestarts): the
+	// window stays empty from then on.
+	OnGaveUp func()
+
 	// OnFileDrop is called, on its own goroutine, with the paths of files
 	// the person dropped on the window from another application. With the
 	// guard installed, Wails' own file-drop handlers are gone (they took any
@@ -250,6 +263,23 @@ func external(raw string) {
 func recovering(reason string) {
 	if opts.OnRecovering != nil {
 		opts.OnRecovering(reason)
+	}
+}
+
+// DefaultCrashRestarts is Options.CrashRestarts when it is 0: more than recovery.MaxHangs, the crashes an
+// app can cause before the watchdog stops reopening apps.
+const DefaultCrashRestarts = 6
+
+func crashRestarts(n int) uint {
+	if n <= 0 {
+		return DefaultCrashRestarts
+	}
+	return uint(n)
+}
+
+func gaveUp() {
+	if opts.OnGaveUp != nil {
+		opts.OnGaveUp()
 	}
 }
 

@@ -9,7 +9,7 @@
 int vbg_install(const char *room_origin, const char *world_name,
                 const char *forwarder_js, const char *page_js, const char *take_mic_js,
                 int mock_capture, unsigned int ping_ms, unsigned int hang_ms,
-                unsigned int hang_cpu_ms, int cpu_wait_counts);
+                unsigned int hang_cpu_ms, int cpu_wait_counts, unsigned int crash_restarts);
 
 // vbg_guard_drops replaces Wails' file-drop handlers on the web view (drops.c).
 struct _WebKitWebView;
