@@ -36,7 +36,7 @@ func TestDialogTextIsNoFormatString(t *testing.T) {
 // An app that crashes the web process meets the watchdog's rule (it stops reopening apps after
 // recovery.MaxHangs) before the guard's own limit on restarts of a crashing engine.
 func TestCrashRestartsOutlastTheWatchdogsRule(t *testing.T) {
-	if guard.DefaultCrashRestarts <= recovery.MaxHangs {
-		t.Fatalf("guard.DefaultCrashRestarts = %d, want more than recovery.MaxHangs = %d", guard.DefaultCrashRestarts, recovery.MaxHangs)
+	if guard.CrashRestarts <= recovery.MaxHangs {
+		t.Fatalf("guard.CrashRestarts = %d, want more than recovery.MaxHangs = %d", guard.CrashRestarts, recovery.MaxHangs)
 	}
 }

@@ -26,7 +26,7 @@ static char *home_uri;      // last room URI that committed in the top frame
 // watchdog state
 static guint ping_ms, hang_ms, hang_cpu_ms;
 static int cpu_wait_counts;     // Options.CPUWaitCounts (tests only)
-static guint crash_restarts;    // Options.CrashRestarts
+static guint crash_restarts;    // CrashRestarts (guard.go)
 static guint crashes_in_a_row;  // web process crashes since the room last finished loading
 static gboolean armed;          // a room document committed since the last (re)start
 static gboolean ping_pending;

@@ -97,14 +97,6 @@ type Options struct {
 	// All mini-app frames are gone at that point.
 	OnRecovered func()
 
-	// CrashRestarts is how many times in a row the guard restarts a web
-	// process that crashed before the room finished loading; at the next
-	// crash it stops and calls OnGaveUp. 0 means DefaultCrashRestarts. A
-	// room that loads in between starts the count again, so an app that
-	// crashes the engine meets the watchdog's own rule first (it closes or
-	// stops reopening apps: backend/recovery).
-	CrashRestarts int
-
 	// OnGaveUp is called, on its own goroutine, when the guard stopped
 	// restarting a web process that kept crashing (CrashRestarts): the
 	// window stays empty from then on.
@@ -266,16 +258,11 @@ func recovering(reason string) {
 	}
 }
 
-// DefaultCrashRestarts is Options.CrashRestarts when it is 0: more than recovery.MaxHangs, the crashes an
-// app can cause before the watchdog stops reopening apps.
-const DefaultCrashRestarts = 6
-
-func crashRestarts(n int) uint {
-	if n <= 0 {
-		return DefaultCrashRestarts
-	}
-	return uint(n)
-}
+// CrashRestarts is how many times in a row the guard restarts a web process that crashed before the room
+// finished loading; at the next crash it stops and calls OnGaveUp. A room that loads in between starts the
+// count again, so an app that crashes the engine meets the watchdog's own rule first: this is more than
+// recovery.MaxHangs, after which the watchdog stops reopening apps (desktopguard_test.go holds it there).
+const CrashRestarts = 6
 
 func gaveUp() {
 	if opts.OnGaveUp != nil {

@@ -60,7 +60,7 @@ func Install(o Options) error {
 	if o.CPUWaitCounts {
 		waitsCount = 1
 	}
-	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang), C.uint(hangCPU), waitsCount, C.uint(crashRestarts(o.CrashRestarts))); rc != 0 {
+	if rc := C.vbg_install(cs(origin), cs(worldName), cs(js.forwarder), cs(js.page), cs(js.takeMic), mock, C.uint(ping), C.uint(hang), C.uint(hangCPU), waitsCount, C.uint(CrashRestarts)); rc != 0 {
 		return fmt.Errorf("guard: could not install the GTK hook (%d)", int(rc))
 	}
 	return nil

@@ -2,7 +2,7 @@ package desktop
 
 // A web engine that cannot start: WebKit's web process aborts at once when EGL has no usable vendor (a
 // broken graphics stack; here __EGL_VENDOR_LIBRARY_FILENAMES names a file that does not exist). The guard
-// restarts a crashed web process, but only guard.DefaultCrashRestarts times in a row before the room has
+// restarts a crashed web process, but only guard.CrashRestarts times in a row before the room has
 // loaded; then the person is told why in a dialog and Voicebox exits with a failure status, instead of an
 // empty window restarting its engine forever (what the binary before this test did: the count of restarts
 // in its log only grew).
@@ -34,10 +34,10 @@ func TestEngineThatKeepsCrashingIsReportedOnce(t *testing.T) {
 		dialog = s.windowNamed(t, "Voicebox cannot show its window")
 	}
 	out := b.output()
-	if n := strings.Count(out, "the web process crashed; restarting the web process"); n != guard.DefaultCrashRestarts {
-		t.Errorf("the guard restarted the crashed web process %d times, want %d", n, guard.DefaultCrashRestarts)
+	if n := strings.Count(out, "the web process crashed; restarting the web process"); n != guard.CrashRestarts {
+		t.Errorf("the guard restarted the crashed web process %d times, want %d", n, guard.CrashRestarts)
 	}
-	if !strings.Contains(out, fmt.Sprintf("crashed %d times in a row before the room could load; not restarting it", guard.DefaultCrashRestarts+1)) {
+	if !strings.Contains(out, fmt.Sprintf("crashed %d times in a row before the room could load; not restarting it", guard.CrashRestarts+1)) {
 		t.Errorf("the log does not say why the guard stopped:\n%s", out)
 	}
 	if !strings.Contains(out, "Voicebox cannot show its window: The web engine (WebKitGTK) crashed") {
@@ -55,8 +55,8 @@ func TestEngineThatKeepsCrashingIsReportedOnce(t *testing.T) {
 	if b.err == nil || !errors.As(b.err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("voicebox exited with %v, want status 1", b.err)
 	}
-	if n := strings.Count(b.output(), "restarting the web process"); n != guard.DefaultCrashRestarts {
-		t.Errorf("restarts after the dialog: %d in all, want %d", n, guard.DefaultCrashRestarts)
+	if n := strings.Count(b.output(), "restarting the web process"); n != guard.CrashRestarts {
+		t.Errorf("restarts after the dialog: %d in all, want %d", n, guard.CrashRestarts)
 	}
 }
 
