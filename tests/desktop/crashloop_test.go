@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,17 +58,14 @@ func TestEngineThatKeepsCrashingIsReportedOnce(t *testing.T) {
 	}
 }
 
-// windowNamed is the X id of a visible window named name ("" when none). While windows come and go (a web
-// process starting again and again) xdotool's search can answer ids of windows it could not read, and its
-// complaints on stderr are not ids: each candidate's name is read back.
-func (s *session) windowNamed(t *testing.T, name string) string {
-	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^"+regexp.QuoteMeta(name)+"$")
-	for _, f := range strings.Fields(out) {
-		if _, err := strconv.ParseUint(f, 10, 64); err != nil {
-			continue
-		}
-		if got, err := s.run(t, 5*time.Second, "xdotool", "getwindowname", f); err == nil && strings.TrimSpace(got) == name {
-			return f
+// windowNamed is the X id of a visible window titled title, plain text ("" when none). While windows come and
+// go (a web process starting again and again) xdotool's search can answer ids of windows it could not read,
+// and complain on stderr: each candidate's title is read back.
+func (s *session) windowNamed(t *testing.T, title string) string {
+	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^"+title+"$")
+	for _, id := range strings.Fields(out) {
+		if got, err := s.run(t, 5*time.Second, "xdotool", "getwindowname", id); err == nil && strings.TrimSpace(got) == title {
+			return id
 		}
 	}
 	return ""
