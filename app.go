@@ -35,6 +35,7 @@ type App struct {
 	guard desktopGuard
 	// channel carries Go's requests to the room pages and their replies back (desktopchannel.go)
 	channel *roomChannel
+	glSet   []string // environment variables set for this process's WebKit (desktopgl.go)
 }
 
 // runDesktop opens the window and blocks until it closes. A Voicebox already running on the same data
@@ -62,7 +63,7 @@ func runDesktop(cmd cli.Command) int {
 	}
 	app := &App{host: h, files: cmd.Files, cwd: cwd, mcp: cmd.MCP, channel: channel}
 	gpu := webviewGPU()
-	skipUnusedGL(gpu, renderNodes())
+	app.glSet = skipUnusedGL(gpu, renderNodes())
 	defer h.StopMCP() // removes the discovery file when the window closes
 	room := &RoomService{app: app}
 	if err := app.installGuard(); err != nil {

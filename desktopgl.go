@@ -56,11 +56,15 @@ func glEnv(policy linux.WebviewGpuPolicy, nodes []string) [][2]string {
 	return env
 }
 
-// skipUnusedGL sets glEnv; it must run before GTK and WebKit start. A value the person set stays.
-func skipUnusedGL(policy linux.WebviewGpuPolicy, nodes []string) {
+// skipUnusedGL sets glEnv; it must run before GTK and WebKit start. A value the person set stays. It returns
+// the names it set: this process's choices for its own WebKit, which a program it starts must not inherit
+// (guard.Options.OpenerUnset: the person's browser keeps its GL).
+func skipUnusedGL(policy linux.WebviewGpuPolicy, nodes []string) (set []string) {
 	for _, kv := range glEnv(policy, nodes) {
-		if _, set := os.LookupEnv(kv[0]); !set {
+		if _, had := os.LookupEnv(kv[0]); !had {
 			os.Setenv(kv[0], kv[1])
+			set = append(set, kv[0])
 		}
 	}
+	return set
 }

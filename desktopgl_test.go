@@ -39,7 +39,9 @@ func TestSkipUnusedGLKeepsThePersonsValues(t *testing.T) {
 	t.Setenv("GDK_GL", "")
 	os.Unsetenv("GDK_GL") // t.Setenv restores it after the test
 	t.Setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "0")
-	skipUnusedGL(linux.WebviewGpuPolicyNever, nil)
+	if set := skipUnusedGL(linux.WebviewGpuPolicyNever, nil); !slices.Equal(set, []string{"GDK_GL"}) {
+		t.Errorf("skipUnusedGL set %v, want only GDK_GL", set)
+	}
 	for k, want := range map[string]string{noRenderNodeEnv[0]: "", "GDK_GL": "disable", "WEBKIT_DISABLE_DMABUF_RENDERER": "0"} {
 		if got, ok := os.LookupEnv(k); !ok || got != want {
 			t.Errorf("%s = %q (set %v), want %q", k, got, ok, want)

@@ -51,6 +51,7 @@ func (a *App) installGuard() error {
 	err := guard.Install(guard.Options{
 		RoomOrigin:      DesktopRoomOrigin,
 		ConfirmExternal: a.confirmExternal,
+		OpenerUnset:     a.glSet,
 		OnRecovering:    a.recovering,
 		OnRecovered: func() {
 			log.Printf("watchdog: the room is back (guard active: %v)", guard.Active())

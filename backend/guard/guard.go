@@ -57,6 +57,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -78,6 +79,11 @@ type Options struct {
 	// Opener is the command that opens a confirmed URL (the URL is its only
 	// argument). Empty means "xdg-open".
 	Opener string
+
+	// OpenerUnset names environment variables the opener (and the browser
+	// it may start) must not inherit: what this process set for its own
+	// WebKit (desktopgl.go), which would take GL from the person's browser.
+	OpenerUnset []string
 
 	// OnRecovering is called synchronously, on the GTK thread, when the
 	// guard starts a recovery: before the web process is restarted and the
@@ -223,6 +229,18 @@ func webURL(raw string) (string, bool) {
 	return s, true
 }
 
+// environWithout is env (KEY=value entries) without the variables named.
+func environWithout(env, names []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // external asks the person (through ConfirmExternal) and opens the URL.
 // It runs on its own goroutine.
 func external(raw string) {
@@ -244,6 +262,7 @@ func external(raw string) {
 		opener = "xdg-open"
 	}
 	cmd := exec.Command(opener, s)
+	cmd.Env = environWithout(os.Environ(), opts.OpenerUnset)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		logf("opening %s: %v", s, err)

@@ -111,3 +111,41 @@ func TestDownloadWithoutAReceiver(t *testing.T) {
 		t.Errorf("with no receiver the guard's folder stays: %v", err)
 	}
 }
+
+// The program that opens a confirmed URL runs without the variables this process set for its own WebKit
+// (OpenerUnset) and with everything else: a real opener (a shell script) writes the environment it got.
+func TestOpenerDoesNotInheritTheWindowsGLChoices(t *testing.T) {
+	dir := t.TempDir()
+	got := filepath.Join(dir, "env")
+	opener := filepath.Join(dir, "opener")
+	if err := os.WriteFile(opener, []byte("#!/bin/sh\nenv > '"+got+".part' && mv '"+got+".part' '"+got+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VOICEBOX_TEST_WINDOW_GL", "disable")
+	t.Setenv("VOICEBOX_TEST_PERSON", "kept")
+	saved := opts
+	t.Cleanup(func() { opts = saved })
+	opts = Options{Opener: opener, OpenerUnset: []string{"VOICEBOX_TEST_WINDOW_GL"}, ConfirmExternal: func(string) bool { return true }}
+	external("https://example.com/page")
+	var env string
+	for deadline := time.Now().Add(10 * time.Second); env == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the opener never ran")
+		}
+		b, _ := os.ReadFile(got)
+		env = string(b)
+	}
+	if strings.Contains(env, "VOICEBOX_TEST_WINDOW_GL=") {
+		t.Errorf("the opener inherited VOICEBOX_TEST_WINDOW_GL:\n%s", env)
+	}
+	if !strings.Contains(env, "VOICEBOX_TEST_PERSON=kept\n") {
+		t.Errorf("the opener lost the rest of the environment:\n%s", env)
+	}
+}
+
+func TestEnvironWithout(t *testing.T) {
+	got := environWithout([]string{"A=1", "GDK_GL=disable", "AB=2", "GDK_GL_X=3", "B"}, []string{"GDK_GL", "B"})
+	if want := []string{"A=1", "AB=2", "GDK_GL_X=3"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("environWithout = %q, want %q", got, want)
+	}
+}
