@@ -419,3 +419,36 @@ func TestStdioWithoutARunningApp(t *testing.T) {
 		t.Fatal("the proxy did not find Voicebox once it started")
 	}
 }
+
+// tools/list through `voicebox mcp` asks the running Voicebox, not only the mirror that list_changed keeps:
+// the moment Voicebox lists an app's tools, a client of the forwarder sees them too (list_changed comes 10 ms
+// later at the soonest: a client that lists right after opening an app saw the old list).
+func TestStdioListsWhatVoiceboxListsNow(t *testing.T) {
+	x := newManaged(t, "127.0.0.1:0")
+	if _, err := x.m.SetEnabled(true); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := pipes(t, x.dir, "lister", nil)
+	if toolNames(t, cs)["notes__reset"] != nil {
+		t.Fatal("notes is listed before it opened")
+	}
+	d, err := ReadDiscovery(x.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "0"}, nil).Connect(ctx(t),
+		&mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: &BearerTransport{Token: d.Token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	openInRoom(t, x.room, notes())
+	for i := 0; toolNames(t, up)["notes__reset"] == nil; i++ {
+		if i == 5000 {
+			t.Fatal("Voicebox never listed notes__reset")
+		}
+	}
+	if got := toolNames(t, cs); got["notes__reset"] == nil {
+		t.Fatalf("Voicebox lists notes__reset, `voicebox mcp` does not yet: %v", keys(got))
+	}
+}

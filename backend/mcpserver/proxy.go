@@ -272,8 +272,8 @@ func (p *proxy) forward(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 // middleware connects before tools/list and tools/call, answering a clear MCP error when Voicebox is not
-// there; tools/call is always forwarded, so a tool the mirror has not seen yet still reaches Voicebox (which
-// refuses unknown tools itself).
+// there; tools/list refreshes the mirror first, and tools/call is always forwarded, so a tool the mirror has
+// not seen yet still reaches Voicebox (which refuses unknown tools itself).
 func (p *proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -288,6 +288,10 @@ func (p *proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				if cr, ok := req.(*mcp.CallToolRequest); ok && cr.Params != nil {
 					return p.forward(ctx, cr)
 				}
+			} else {
+				// The mirror follows list_changed, which the SDK sends 10 ms after a change at the soonest:
+				// a client that lists right after an app opened would not see its tools yet. Ask now.
+				p.resync()
 			}
 		}
 		return next(ctx, method, req)
