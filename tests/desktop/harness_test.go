@@ -268,3 +268,16 @@ func (s *session) keepScreenshot(t *testing.T, name string) string {
 	}
 	return p
 }
+
+// windowNamed is the X id of a visible window titled title, plain text ("" when none). While windows come and
+// go (a web process starting again and again) xdotool's search can answer ids of windows it could not read,
+// and complain on stderr: each candidate's title is read back.
+func (s *session) windowNamed(t *testing.T, title string) string {
+	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^"+title+"$")
+	for _, id := range strings.Fields(out) {
+		if got, err := s.run(t, 5*time.Second, "xdotool", "getwindowname", id); err == nil && strings.TrimSpace(got) == title {
+			return id
+		}
+	}
+	return ""
+}

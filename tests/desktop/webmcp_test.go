@@ -107,10 +107,7 @@ func openOneApp(t *testing.T, file, html string) oneApp {
 }
 
 // saveDialogOpen is the X id of the Save dialog of a mini-app's download ("" when none is up).
-func (s *session) saveDialogOpen(t *testing.T) string {
-	out, _ := s.run(t, 5*time.Second, "xdotool", "search", "--onlyvisible", "--name", "^Save the download$")
-	return strings.TrimSpace(out)
-}
+func (s *session) saveDialogOpen(t *testing.T) string { return s.windowNamed(t, "Save the download") }
 
 // clickColour clicks the middle of what has colour (r, g, b) on the screen, as the person would.
 func clickColour(t *testing.T, s *session, win string, r, g, b uint32) {

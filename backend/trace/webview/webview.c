@@ -72,7 +72,7 @@ static gboolean parent_set(GSignalInvocationHint *hint, guint n, const GValue *p
     watched = WEBKIT_WEB_VIEW(obj);
     voiceboxTraceMark("webview-parented", 0);
     g_object_add_weak_pointer(obj, (gpointer *)&watched);
-    g_signal_connect(webkit_web_view_get_context(watched), "initialize-web-process-extensions", G_CALLBACK(on_web_process), NULL);
+    g_signal_connect(webkit_web_view_get_context(watched), "initialize-web-extensions", G_CALLBACK(on_web_process), NULL);
     g_signal_connect(obj, "load-changed", G_CALLBACK(on_load), NULL);
     g_signal_connect(obj, "map", G_CALLBACK(on_map), NULL);
     return FALSE;

@@ -16,7 +16,7 @@ import (
 )
 
 // Watch marks, for the first WebKitWebView that gets a parent, when it gets it ("webview-parented"), when
-// WebKit is about to start a web process for it ("web-process-starting"), when it is first shown
+// WebKit starts a web process for it ("web-process-starting", initialize-web-extensions), when it is first shown
 // ("window-shown"), when the room's load starts ("room-load-started") and its document commits
 // ("room-committed"), when the room first paints
 // text or an image ("room-painted", the engine's first-contentful-paint) and when its load finishes
