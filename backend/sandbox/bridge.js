@@ -55,7 +55,7 @@
   var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
   var ready = false, helloSinceLoad = false, implicitTimer = 0;
   var calls = new Map(), nextCall = 1;
-  var pings = new Map(), nextPing = 1; // our ping id → the room's: only a pong for a ping we sent goes back
+  var pings = new Map(), nextPing = 1; // our ping id → the room's (or our own question): only a pong for a ping we sent counts
 
   function refusal(code, message, path) { return { ok: false, refused: code, path: path || "", message: message }; }
   function toRoom(m) {
@@ -119,7 +119,7 @@
       case "call": onCall(d); break;
       case "cancel": onCancel(d); break;
       case "ping": onPing(d); break;
-      case "reload": reset(); if (inner) inner.remove(); createInner(); break;
+      case "reload": reloadApp(); break;
     }
   }
 
@@ -196,31 +196,52 @@
     implicitTimer = setTimeout(function () { if (!ready && innerConn) markReady(true); }, 10000);
   }
 
-  // A load with no hello since the previous one is a document without the SDK (the app navigated away):
-  // it has no tools. (The SDK also says "unloading" on pagehide; this is the backstop.)
+  // A load with no hello since the previous one is either a document without the SDK (the app navigated to
+  // one of its images, say: the old document said "unloading" on pagehide, so we have no connection) or,
+  // in WebKit, a navigation that was refused (frame-src) and left the app's document where it was: WebKit
+  // fires the frame's load event for it, before or after the hello's message by chance. So a document we
+  // are still connected to is asked to answer, as a call would be, and forgotten only if it does not.
   function onInnerLoad() {
-    if (!helloSinceLoad) reset();
+    var hello = helloSinceLoad;
     helloSinceLoad = false;
-    if (Date.now() - blobNavRefusedAt < BLOB_NAV_MS) { // the engine's error page (Chromium): the app again
-      blobNavRefusedAt = 0;
-      reset(); inner.remove(); createInner();
-    }
+    if (hello) return;
+    if (!innerConn) return documentWithoutSDK();
+    var conn = innerConn, id = nextPing++;
+    var timer = setTimeout(function () {
+      pings.delete(id);
+      if (innerConn === conn) { reset(); documentWithoutSDK(); }
+    }, TIMEOUT);
+    pings.set(id, function () { clearTimeout(timer); });
+    toApp({ type: "ping", id: id });
+  }
+
+  function documentWithoutSDK() {
+    reset();
+    withoutSDKAt = Date.now();
+    if (withoutSDKAt - blobNavRefusedAt < BLOB_NAV_MS) reloadApp();
+  }
+
+  function reloadApp() {
+    blobNavRefusedAt = 0; withoutSDKAt = 0;
+    reset(); if (inner) inner.remove(); createInner();
   }
 
   // ---- a download by navigation (docs/webmcp.md) ----
   // A page that saves with `location = URL.createObjectURL(blob)` navigates its own frame to a blob: URL.
   // Nothing in the page can catch that, and in a browser this bridge's frame-src refuses it (in the desktop
   // the guard makes it a download: backend/guard/blobdownload.c), where Chromium leaves the engine's error
-  // page instead of the app. The bridge hears the refusal, tells the person, and reloads the app if its
-  // document went. It cannot save the bytes: the blob lives in the app's opaque origin.
+  // page instead of the app and WebKit keeps the app. The bridge hears the refusal, tells the person, and
+  // loads the app again if its document went, whichever of the refusal and the error page's load comes
+  // first. It cannot save the bytes: the blob lives in the app's opaque origin.
   var BLOB_NAV_MS = 5000; // the error page commits right after the refusal
-  var blobNavRefusedAt = 0;
+  var blobNavRefusedAt = 0, withoutSDKAt = 0;
   document.addEventListener("securitypolicyviolation", function (e) {
     // Chromium reports the blocked blob: URL as "" (measured), WebKit as "blob" or the URL.
     if (e.effectiveDirective !== "frame-src" || !/^(blob(:|$)|$)/i.test(e.blockedURI)) return;
     blobNavRefusedAt = Date.now();
     toRoom({ type: "notice", kind: "refused", text: "the app tried to save a file by opening it (a blob: URL), " +
       "which Voicebox does only in its desktop app; here the app's download links save files" });
+    if (inner && !innerConn && blobNavRefusedAt - withoutSDKAt < BLOB_NAV_MS) reloadApp();
   });
 
   function markReady(implicit) {
@@ -325,9 +346,9 @@
 
   function onPong(d) {
     if (!pings.has(d.id)) return; // not a ping of ours: dropped
-    var roomId = pings.get(d.id);
+    var to = pings.get(d.id); // the room's ping id, or the bridge's own question (onInnerLoad)
     pings.delete(d.id);
-    toRoom({ type: "pong", id: roomId });
+    if (typeof to === "function") to(); else toRoom({ type: "pong", id: to });
   }
 
   // churn coalesces tool-set changes into one "tools" message per window and closes an app that never stops
