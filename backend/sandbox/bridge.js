@@ -55,7 +55,7 @@
   var refused = new Map(); // name → verdict of a refused registration of this document (shown in the room)
   var ready = false, helloSinceLoad = false, implicitTimer = 0;
   var calls = new Map(), nextCall = 1;
-  var pings = new Map(), nextPing = 1; // our ping id → the room's (or our own question): only a pong for a ping we sent counts
+  var pings = new Map(), nextPing = 1; // our ping id → the room's, or our own question (onInnerLoad)
 
   function refusal(code, message, path) { return { ok: false, refused: code, path: path || "", message: message }; }
   function toRoom(m) {
@@ -209,7 +209,7 @@
     var conn = innerConn, id = nextPing++;
     var timer = setTimeout(function () {
       pings.delete(id);
-      if (innerConn === conn) { reset(); documentWithoutSDK(); }
+      if (innerConn === conn) documentWithoutSDK();
     }, TIMEOUT);
     pings.set(id, function () { clearTimeout(timer); });
     toApp({ type: "ping", id: id });

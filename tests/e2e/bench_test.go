@@ -102,7 +102,7 @@ func TestBenchmarkMCP(t *testing.T) {
 		d.sort((x, y) => x - y);
 		return {P50: d[250], P99: d[495]};`, js(apps[0].AppID))
 	t.Logf("serve: the sandbox's relay alone (the echo from the room's page, window.voicebox.callTool, sequential): p50=%.2f ms p99=%.2f ms; the hop beyond it at p50: %.2f ms", relay.P50, relay.P99, hop-relay.P50)
-	hopFloors(t, p, s, apps[0].AppID, hop, held, posted)
+	hopFloors(t, p, s, apps[0].AppID, held, posted)
 	rate, lat := mcpbench.Rate(t, 100, 5000, func(w, i int) error {
 		text := fmt.Sprintf("worker %d call %d", w, i)
 		var o outcome

@@ -67,7 +67,7 @@ func msDist(ms []float64) mcpbench.Dist {
 // floorGap after the last answer: the room's own time per MCP request (watchRoomSide), the sandbox's relay
 // started by a timer in the room's page, and the hop through the Tool Console's door (HTTP) instead of MCP.
 // socketFloors adds the rest at the end of the run.
-func hopFloors(t *testing.T, p page, s *server, appID string, hop float64, held, posted mcpbench.Dist) {
+func hopFloors(t *testing.T, p page, s *server, appID string, held, posted mcpbench.Dist) {
 	t.Helper()
 	var timerRelay []float64
 	eval(t, p, &timerRelay, `const d = [];

@@ -16,11 +16,10 @@ import (
 )
 
 // Watch marks, for the first WebKitWebView that gets a parent, when it gets it ("webview-parented"), when
-// WebKit starts a web process for it ("web-process-starting", initialize-web-extensions), when it is first shown
-// ("window-shown"), when the room's load starts ("room-load-started") and its document commits
-// ("room-committed"), when the room first paints
-// text or an image ("room-painted", the engine's first-contentful-paint) and when its load finishes
-// ("room-loaded"). Call it on the main goroutine before wails.Run; it does nothing unless Enabled.
+// WebKit starts a web process for it ("web-process-starting", initialize-web-extensions), when it is first
+// shown ("window-shown"), when the room's load starts ("room-load-started") and its document commits
+// ("room-committed"), when the room first paints text or an image ("room-painted", the engine's
+// first-contentful-paint) and when its load finishes ("room-loaded"). Call it on the main goroutine before wails.Run; it does nothing unless Enabled.
 func Watch() {
 	if trace.Enabled() {
 		C.vbt_watch()

@@ -332,7 +332,6 @@ window.addEventListener("message", (e) => {
 // same process (docs/performance.md, "MCP calls").
 const byPort = () => navigator.vendor !== "Apple Computer, Inc.";
 
-
 // guardProblem says why this room may not create mini-app frames ("" when it may). Go decides first
 // (RoomConfig.guard, asked at call time); in the desktop the page checks the guard for itself as well: the
 // guard's flag, no Wails IPC handler in the page's script world, and the room as the window's top document.
