@@ -3,6 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 TAGS    := desktop,production,webkit2_41
 BIN     := build/bin/voicebox
+WINDOW  := build/bin/voicebox-desktop
 GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
@@ -22,13 +23,17 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 run: build
 	./$(BIN)
 
+# Two programs side by side (docs/architecture.md, "Two programs"): voicebox-desktop, the window's (the
+# module's root, GTK and WebKitGTK), and voicebox, the one people and MCP clients start, built without cgo
+# so that it links neither; it becomes voicebox-desktop for the window.
 build: deps
-	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(WINDOW) .
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/voicebox
 
 serve: build
 	./$(BIN) serve
 
-# build/voicebox_<version>_<arch>.deb and the .rpm beside it, from the binary `make build` leaves, written by
+# build/voicebox_<version>_<arch>.deb and the .rpm beside it, from the programs `make build` leaves, written by
 # nfpm in scripts/package: a module of its own, so nfpm never enters the app's build. tests/packaging checks them.
 package: build
 	rm -f build/voicebox_*.deb build/voicebox-*.rpm

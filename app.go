@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,11 +12,10 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/voicebox/voicebox/backend/cli"
-	"github.com/voicebox/voicebox/backend/config"
+	"github.com/voicebox/voicebox/backend/commands"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/host"
-	"github.com/voicebox/voicebox/backend/instance"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/backend/trace/webview"
@@ -41,16 +39,14 @@ type App struct {
 // runDesktop opens the window and blocks until it closes. A Voicebox already running on the same data
 // folder gets this launch's files instead, before anything is opened here (backend/instance).
 func runDesktop(cmd cli.Command) int {
-	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
+	w, handed, err := commands.HandOver(cmd, os.Args[1:])
 	if err != nil {
 		return fail(err)
 	}
-	cwd, _ := os.Getwd()
-	id := instance.ID(paths.Data)
-	if instance.HandOver(id, os.Args[1:], cwd) {
-		log.Printf("handed %d file(s) to the Voicebox already running on %s", len(cmd.Files), paths.Data)
+	if handed {
 		return 0
 	}
+	paths, cwd, id := w.Paths, w.Cwd, w.ID
 	h, err := host.New(paths, host.Options{SandboxHost: "127.0.0.1", RoomOrigin: DesktopRoomOrigin, BlobNavigationDownloads: true})
 	if err != nil {
 		return fail(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/httpapi"
-	"github.com/voicebox/voicebox/backend/mcpserver"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 )
 
 // Every method the window binds for the room has its HTTP twin in `voicebox serve` (the same method served
@@ -54,7 +54,7 @@ func TestEveryBoundMethodHasAnHTTPTwin(t *testing.T) {
 // test ends.
 func testHost(t *testing.T) (*host.Host, config.Paths) {
 	t.Helper()
-	t.Setenv(mcpserver.EnvAddr, "127.0.0.1:0")
+	t.Setenv(mcpdoor.EnvAddr, "127.0.0.1:0")
 	root := t.TempDir()
 	p := config.Paths{Workspace: filepath.Join(root, "ws"), Data: filepath.Join(root, "data")}
 	if err := os.MkdirAll(p.Workspace, 0o755); err != nil {

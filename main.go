@@ -1,4 +1,7 @@
 // Voicebox: a desktop room for untrusted HTML mini-apps driven by a voice assistant.
+// This is the window's program, voicebox-desktop, the one that links GTK and WebKitGTK (app.go). People and
+// MCP clients start cmd/voicebox, which runs help, version and `voicebox mcp` itself and starts this program
+// for everything else (docs/architecture.md, "Two programs"); started directly, this one runs them all.
 // main.go only wires: it reads the command line and hands over to the window (app.go), the browser room
 // (backend/host), or one of the small commands.
 package main
@@ -13,10 +16,10 @@ import (
 	"syscall"
 
 	"github.com/voicebox/voicebox/backend/cli"
+	"github.com/voicebox/voicebox/backend/commands"
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/host"
 	"github.com/voicebox/voicebox/backend/httpapi"
-	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/frontend"
@@ -30,22 +33,12 @@ var version = "dev"
 
 func main() {
 	trace.Mark("main")
-	cmd, err := cli.Parse(os.Args[1:])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "voicebox: %v\n\n%s", err, cli.Usage)
-		os.Exit(2)
-	}
+	cmd := commands.Start(version)
 	switch cmd.Mode {
-	case cli.ModeHelp:
-		fmt.Print(cli.Usage)
-	case cli.ModeVersion:
-		fmt.Println("voicebox", version)
 	case cli.ModeToolCheck:
 		os.Exit(toolcontract.CheckCommand(cmd.Rest, os.Stdout, os.Stderr))
 	case cli.ModeServe:
 		os.Exit(serve(cmd))
-	case cli.ModeMCP:
-		os.Exit(runMCP(cmd))
 	default:
 		os.Exit(runDesktop(cmd))
 	}
@@ -94,19 +87,4 @@ func serve(cmd cli.Command) int {
 	return 0
 }
 
-// runMCP is `voicebox mcp`: MCP over stdio, forwarded to the Voicebox running on the same data folder, or
-// with --print-config a ready client config. Nothing but MCP may go to stdout.
-func runMCP(cmd cli.Command) int {
-	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
-	if err != nil {
-		return fail(err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return mcpserver.Command(ctx, paths.Data, cmd.PrintMCP, version, os.Stdin, os.Stdout, os.Stderr)
-}
-
-func fail(err error) int {
-	fmt.Fprintf(os.Stderr, "voicebox: %v\n", err)
-	return 1
-}
+func fail(err error) int { return commands.Fail(err) }

@@ -15,13 +15,13 @@ import (
 
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/httpapi"
-	"github.com/voicebox/voicebox/backend/mcpserver"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 	"github.com/voicebox/voicebox/backend/verbs"
 )
 
 func newTestHost(t *testing.T) *Host {
 	t.Helper()
-	t.Setenv(mcpserver.EnvAddr, "127.0.0.1:0")
+	t.Setenv(mcpdoor.EnvAddr, "127.0.0.1:0")
 	root := t.TempDir()
 	p := config.Paths{Workspace: filepath.Join(root, "ws"), Data: filepath.Join(root, "data")}
 	if err := os.MkdirAll(p.Workspace, 0o755); err != nil {
@@ -86,7 +86,7 @@ func TestMCPMethodsAndSwitch(t *testing.T) {
 	if code != 200 || st["running"] != true || !strings.HasPrefix(st["url"].(string), "http://127.0.0.1:") {
 		t.Fatalf("switch on: %d %v", code, st)
 	}
-	disc := mcpserver.DiscoveryPath(h.Paths.Data)
+	disc := mcpdoor.DiscoveryPath(h.Paths.Data)
 	if _, err := os.Stat(disc); err != nil {
 		t.Fatalf("no discovery file: %v", err)
 	}
@@ -124,7 +124,7 @@ func TestMCPForcedAndCatalog(t *testing.T) {
 	if !st.Running || !st.Forced || h.Settings.Get().MCPEnabled {
 		t.Fatalf("--mcp: %+v (saved switch %v)", st, h.Settings.Get().MCPEnabled)
 	}
-	d, err := mcpserver.ReadDiscovery(h.Paths.Data)
+	d, err := mcpdoor.ReadDiscovery(h.Paths.Data)
 	if err != nil || d.Mode != "desktop" || d.URL != st.URL {
 		t.Fatalf("discovery %+v: %v", d, err)
 	}
@@ -146,7 +146,7 @@ func TestMCPForcedAndCatalog(t *testing.T) {
 // connectMCP connects an MCP client to the running server at url with its bearer token.
 func connectMCP(t *testing.T, url, token string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: &mcpserver.BearerTransport{Token: token}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: &mcpdoor.BearerTransport{Token: token}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkDoor(b *testing.B) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: &BearerTransport{Token: testToken}}}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: &mcpdoor.BearerTransport{Token: testToken}}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

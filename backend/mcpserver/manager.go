@@ -12,18 +12,11 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/verbs"
 )
-
-// DefaultAddr is where the MCP server listens when it can, so a client configured with its URL keeps
-// working across restarts. When the port is taken it falls back to a free one (the discovery file and
-// Settings always show the real URL).
-const DefaultAddr = "127.0.0.1:8790"
-
-// EnvAddr overrides DefaultAddr (loopback only), e.g. VOICEBOX_MCP_ADDR=127.0.0.1:0 for a free port.
-const EnvAddr = "VOICEBOX_MCP_ADDR"
 
 // EventStatus is published on the bus whenever the server starts, stops or its clients change. Its data
 // is a Status without the token.
@@ -46,7 +39,7 @@ type ManagerOptions struct {
 	Registry *registry.Registry
 	Settings *settings.Store
 	DataDir  string
-	Addr     string // "" means $VOICEBOX_MCP_ADDR, then DefaultAddr
+	Addr     string // "" means $VOICEBOX_MCP_ADDR, then mcpdoor.DefaultAddr
 	Mode     string // "desktop" or "serve", for the discovery file
 	Version  string
 	Library  verbs.Library  // what launch_mini_app can open (the store); may be nil
@@ -67,17 +60,17 @@ type Manager struct {
 	forced  bool
 	srv     *Server
 	httpSrv *http.Server
-	disc    Discovery
+	disc    mcpdoor.Discovery
 	lastErr string
 }
 
 // NewManager returns a stopped manager.
 func NewManager(o ManagerOptions) *Manager {
 	if o.Addr == "" {
-		o.Addr = os.Getenv(EnvAddr)
+		o.Addr = os.Getenv(mcpdoor.EnvAddr)
 	}
 	if o.Addr == "" {
-		o.Addr = DefaultAddr
+		o.Addr = mcpdoor.DefaultAddr
 	}
 	return &Manager{o: o}
 }
@@ -162,7 +155,7 @@ func (m *Manager) statusLocked() Status {
 		Enabled:   m.forced || m.o.Settings.Get().MCPEnabled,
 		Forced:    m.forced,
 		Running:   m.srv != nil,
-		Discovery: DiscoveryPath(m.o.DataDir),
+		Discovery: mcpdoor.DiscoveryPath(m.o.DataDir),
 		Clients:   []Client{},
 		Error:     m.lastErr,
 	}
@@ -228,8 +221,8 @@ func (m *Manager) tryStartLocked() error {
 			m.o.Logger.Error("mcp: serve", "err", err)
 		}
 	}()
-	disc := Discovery{URL: "http://" + hostPort + Path, Token: token, PID: os.Getpid(), Mode: m.o.Mode, Version: m.o.Version, Started: time.Now().UTC()}
-	if err := WriteDiscovery(m.o.DataDir, disc); err != nil {
+	disc := mcpdoor.Discovery{URL: "http://" + hostPort + mcpdoor.Path, Token: token, PID: os.Getpid(), Mode: m.o.Mode, Version: m.o.Version, Started: time.Now().UTC()}
+	if err := mcpdoor.WriteDiscovery(m.o.DataDir, disc); err != nil {
 		srv.Close()
 		httpSrv.Close()
 		return err
@@ -262,8 +255,8 @@ func (m *Manager) stopLocked() {
 		return
 	}
 	srv, httpSrv, disc := m.srv, m.httpSrv, m.disc
-	m.srv, m.httpSrv, m.disc = nil, nil, Discovery{}
-	RemoveDiscovery(m.o.DataDir, disc)
+	m.srv, m.httpSrv, m.disc = nil, nil, mcpdoor.Discovery{}
+	mcpdoor.RemoveDiscovery(m.o.DataDir, disc)
 	// Unlock-free: the callbacks of srv take m.mu through Status, so they must not run while we wait.
 	// Closing sessions first ends their streams; then the listener.
 	go srv.Close()
@@ -292,4 +285,19 @@ func listen(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("mcp: listen on %s: %w", addr, err)
 	}
 	return ln, nil
+}
+
+// ClientConfig is the client config for this binary, the manager's data folder and its server.
+func (m *Manager) ClientConfig() ([]byte, error) {
+	token, err := m.o.Settings.MCPToken()
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	url := m.disc.URL
+	m.mu.Unlock()
+	if url == "" {
+		url = mcpdoor.URL(m.o.DataDir, m.o.Addr)
+	}
+	return mcpdoor.ClientConfigFor(mcpdoor.Executable(), m.o.DataDir, url, token)
 }

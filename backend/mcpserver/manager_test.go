@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/backend/events"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
+	"github.com/voicebox/voicebox/backend/mcpproxy"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/settings"
@@ -78,7 +80,7 @@ func TestManagerSwitch(t *testing.T) {
 	if err != nil || st.Running || st.Enabled {
 		t.Fatalf("off by default: %+v %v", st, err)
 	}
-	if _, err := os.Stat(DiscoveryPath(x.dir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(mcpdoor.DiscoveryPath(x.dir)); !os.IsNotExist(err) {
 		t.Fatalf("discovery file written while off: %v", err)
 	}
 
@@ -89,14 +91,14 @@ func TestManagerSwitch(t *testing.T) {
 	if !x.st.Get().MCPEnabled || x.st.Get().MCPToken != st.Token {
 		t.Fatalf("the switch and token were not saved: %+v", x.st.Get())
 	}
-	fi, err := os.Stat(DiscoveryPath(x.dir))
+	fi, err := os.Stat(mcpdoor.DiscoveryPath(x.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Fatalf("discovery file mode %v, want 0600", fi.Mode().Perm())
 	}
-	d, err := ReadDiscovery(x.dir)
+	d, err := mcpdoor.ReadDiscovery(x.dir)
 	if err != nil || d.URL != st.URL || d.Token != st.Token || d.PID != os.Getpid() || d.Mode != "serve" {
 		t.Fatalf("discovery = %+v (%v), status %+v", d, err, st)
 	}
@@ -112,7 +114,7 @@ func TestManagerSwitch(t *testing.T) {
 	if err != nil || st.Running || st.Enabled {
 		t.Fatalf("switched off: %+v %v", st, err)
 	}
-	if _, err := os.Stat(DiscoveryPath(x.dir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(mcpdoor.DiscoveryPath(x.dir)); !os.IsNotExist(err) {
 		t.Fatalf("discovery file left behind: %v", err)
 	}
 	if code := status(t, url, d.Token); code != 0 {
@@ -155,11 +157,11 @@ func TestManagerForcedAndRotate(t *testing.T) {
 	if code := status(t, st.URL, st.Token); code != 200 {
 		t.Fatalf("new token answered %d", code)
 	}
-	if d, _ := ReadDiscovery(x.dir); d.Token != st.Token {
+	if d, _ := mcpdoor.ReadDiscovery(x.dir); d.Token != st.Token {
 		t.Fatal("discovery file kept the old token")
 	}
 	x.m.Close()
-	if _, err := os.Stat(DiscoveryPath(x.dir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(mcpdoor.DiscoveryPath(x.dir)); !os.IsNotExist(err) {
 		t.Fatalf("Close left the discovery file: %v", err)
 	}
 }
@@ -167,7 +169,7 @@ func TestManagerForcedAndRotate(t *testing.T) {
 func TestManagerAdoptsThePrintedToken(t *testing.T) {
 	x := newManaged(t, "127.0.0.1:0")
 	// `voicebox mcp --print-config` ran while the app was up without a token: it wrote one to disk.
-	b, err := ClientConfig(x.dir)
+	b, err := mcpdoor.ClientConfig(x.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestManagerAdoptsThePrintedToken(t *testing.T) {
 		t.Fatalf("the app made its own token %q instead of the printed %q (%v)", st.Token, printed, err)
 	}
 	// While it runs, print-config prints what the running server answers to.
-	b, _ = ClientConfig(x.dir)
+	b, _ = mcpdoor.ClientConfig(x.dir)
 	if !strings.Contains(string(b), st.URL) || !strings.Contains(string(b), st.Token) {
 		t.Fatalf("print-config while running:\n%s", b)
 	}
@@ -213,23 +215,23 @@ func TestManagerRefusesNonLoopback(t *testing.T) {
 
 func TestRemoveDiscoveryKeepsAnotherInstancesFile(t *testing.T) {
 	dir := t.TempDir()
-	mine := Discovery{URL: "http://127.0.0.1:1/mcp", Token: testToken, PID: 1}
-	theirs := Discovery{URL: "http://127.0.0.1:2/mcp", Token: testToken, PID: 2}
-	if err := WriteDiscovery(dir, theirs); err != nil {
+	mine := mcpdoor.Discovery{URL: "http://127.0.0.1:1/mcp", Token: testToken, PID: 1}
+	theirs := mcpdoor.Discovery{URL: "http://127.0.0.1:2/mcp", Token: testToken, PID: 2}
+	if err := mcpdoor.WriteDiscovery(dir, theirs); err != nil {
 		t.Fatal(err)
 	}
-	RemoveDiscovery(dir, mine)
-	if d, err := ReadDiscovery(dir); err != nil || d.PID != 2 {
+	mcpdoor.RemoveDiscovery(dir, mine)
+	if d, err := mcpdoor.ReadDiscovery(dir); err != nil || d.PID != 2 {
 		t.Fatalf("another instance's file was removed: %v", err)
 	}
-	RemoveDiscovery(dir, theirs)
-	if _, err := ReadDiscovery(dir); err == nil {
+	mcpdoor.RemoveDiscovery(dir, theirs)
+	if _, err := mcpdoor.ReadDiscovery(dir); err == nil {
 		t.Fatal("own file not removed")
 	}
 }
 
 func TestClientConfig(t *testing.T) {
-	b, err := ClientConfigFor("/usr/bin/voicebox", "/home/p/.local/share/voicebox", "http://127.0.0.1:8790/mcp", testToken)
+	b, err := mcpdoor.ClientConfigFor("/usr/bin/voicebox", "/home/p/.local/share/voicebox", "http://127.0.0.1:8790/mcp", testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,11 +258,11 @@ func TestClientConfig(t *testing.T) {
 
 	// ClientConfig makes the token on first use and keeps it.
 	dir := t.TempDir()
-	b1, err := ClientConfig(dir)
+	b1, err := mcpdoor.ClientConfig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b2, _ := ClientConfig(dir)
+	b2, _ := mcpdoor.ClientConfig(dir)
 	st, _ := settings.Open(dir)
 	if tok := st.Get().MCPToken; tok == "" || !strings.Contains(string(b1), tok) || string(b1) != string(b2) {
 		t.Fatalf("token not made once and printed:\n%s", b1)
@@ -277,7 +279,7 @@ func pipes(t *testing.T, dataDir, clientName string, opts *mcp.ClientOptions) (*
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- RunStdio(ctx, ProxyOptions{DataDir: dataDir, Version: "test", In: inR, Out: outW, Stderr: stderr})
+		done <- mcpproxy.RunStdio(ctx, mcpproxy.ProxyOptions{DataDir: dataDir, Version: "test", In: inR, Out: outW, Stderr: stderr})
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "9.9"}, opts)
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -395,15 +397,15 @@ func TestStdioWithoutARunningApp(t *testing.T) {
 
 	// A stale discovery file (the app died without removing it) is explained too.
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	dead := "http://" + ln.Addr().String() + Path
+	dead := "http://" + ln.Addr().String() + mcpdoor.Path
 	ln.Close()
-	if err := WriteDiscovery(dir, Discovery{URL: dead, Token: testToken, PID: 1}); err != nil {
+	if err := mcpdoor.WriteDiscovery(dir, mcpdoor.Discovery{URL: dead, Token: testToken, PID: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.ListTools(ctx(t), nil); err == nil || !strings.Contains(err.Error(), "does not answer") {
 		t.Fatalf("stale discovery file: %v", err)
 	}
-	os.Remove(DiscoveryPath(dir))
+	os.Remove(mcpdoor.DiscoveryPath(dir))
 
 	// Voicebox starts later on the same data folder: the next request finds it, no client restart.
 	st, _ := settings.Open(dir)
@@ -432,12 +434,12 @@ func TestStdioListsWhatVoiceboxListsNow(t *testing.T) {
 	if toolNames(t, cs)["notes__reset"] != nil {
 		t.Fatal("notes is listed before it opened")
 	}
-	d, err := ReadDiscovery(x.dir)
+	d, err := mcpdoor.ReadDiscovery(x.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	up, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "0"}, nil).Connect(ctx(t),
-		&mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: &BearerTransport{Token: d.Token}}}, nil)
+		&mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: &mcpdoor.BearerTransport{Token: d.Token}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,20 +33,14 @@ import (
 	"github.com/voicebox/voicebox/backend/display"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/backend/verbs"
 )
 
-// Path is where the Streamable HTTP endpoint answers.
-const Path = "/mcp"
-
 // CallerPrefix marks calls from MCP clients in the activity log: the caller is "mcp:<client name>".
 const CallerPrefix = "mcp:"
-
-// protocolVersions are the versions this server negotiates: the session-based ones, so every client
-// initializes (we learn its name and version) and keeps a stream open for list_changed.
-var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 // Keepalive: a session whose client answers no ping for about a minute is closed and leaves the
 // room's list of connected clients.
@@ -148,7 +142,7 @@ func New(o Options) (*Server, error) {
 		InitializedHandler:        s.initialized,
 		KeepAlive:                 keepAlive,
 		KeepAliveFailureThreshold: keepAliveThreshold,
-		SupportedProtocolVersions: protocolVersions,
+		SupportedProtocolVersions: mcpdoor.ProtocolVersions,
 	})
 	s.mcp.AddReceivingMiddleware(s.unknownToolMiddleware)
 	for _, v := range verbs.For(verbs.MCP) {
@@ -218,7 +212,7 @@ func (s *Server) clientsLocked() []Client {
 }
 
 // Handler returns the HTTP handler for a server bound at hostPort (e.g. "127.0.0.1:8790"): the door
-// (Host, Origin, bearer token) in front of the SDK's Streamable HTTP handler at Path.
+// (Host, Origin, bearer token) in front of the SDK's Streamable HTTP handler at mcpdoor.Path.
 func (s *Server) Handler(hostPort string) http.Handler {
 	_, port, _ := net.SplitHostPort(hostPort)
 	hosts := map[string]bool{hostPort: true, "127.0.0.1:" + port: true, "localhost:" + port: true, "[::1]:" + port: true}
@@ -244,8 +238,8 @@ func (s *Server) Handler(hostPort string) http.Handler {
 			httpError(w, http.StatusForbidden, "forbidden-origin", "cross-site requests may not call this MCP server")
 			return
 		}
-		if r.URL.Path != Path {
-			httpError(w, http.StatusNotFound, "not-found", "the MCP endpoint is "+Path)
+		if r.URL.Path != mcpdoor.Path {
+			httpError(w, http.StatusNotFound, "not-found", "the MCP endpoint is "+mcpdoor.Path)
 			return
 		}
 		got, ok := bearer(r.Header.Get("Authorization"))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
 	"github.com/voicebox/voicebox/backend/store"
@@ -118,7 +119,7 @@ func startWith(t testing.TB, interval time.Duration, onClients func([]Client)) *
 		t.Fatal(err)
 	}
 	h.hostPort = ln.Addr().String()
-	h.url = "http://" + h.hostPort + Path
+	h.url = "http://" + h.hostPort + mcpdoor.Path
 	hs := &http.Server{Handler: srv.Handler(h.hostPort), ConnState: func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			h.conns.Add(1)
@@ -488,7 +489,7 @@ func TestClientNoticesAreThrottledNotLost(t *testing.T) {
 func TestBearerTransportKeepsItsConnections(t *testing.T) {
 	h := start(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "forwarder", Version: "1"}, nil)
-	cs, err := client.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: &BearerTransport{Token: testToken}}}, nil)
+	cs, err := client.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: &mcpdoor.BearerTransport{Token: testToken}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

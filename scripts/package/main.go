@@ -1,4 +1,5 @@
-// Command package builds Voicebox's Linux packages from a built binary and the files under build/linux:
+// Command package builds Voicebox's Linux packages from the two built programs (voicebox and the window's
+// voicebox-desktop beside it: backend/programs) and the files under build/linux:
 // a .deb and an .rpm, written by nfpm. `make package` runs it; tests/packaging checks what it writes.
 //
 // It is a module of its own so that nfpm (and the newer golang.org/x modules it needs) never enters the app's
@@ -14,11 +15,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/voicebox/voicebox/backend/programs"
 )
 
 func main() {
 	var o options
-	flag.StringVar(&o.bin, "bin", "", "the voicebox binary to package (stripped, as make build builds it)")
+	flag.StringVar(&o.bin, "bin", "", "the voicebox program to package, voicebox-desktop beside it (both stripped, as make build builds them)")
 	flag.StringVar(&o.describe, "version", "", "the binary's version as it prints it (git describe --always --dirty)")
 	flag.StringVar(&o.out, "out", "", "folder the packages are written to")
 	flag.StringVar(&o.root, "root", "../..", "the repository's root")
@@ -49,8 +52,14 @@ func build(o options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkStripped(o.bin); err != nil {
+	window, err := programs.WindowPath(o.bin)
+	if err != nil {
 		return nil, err
+	}
+	for _, p := range []string{o.bin, window} {
+		if err := checkStripped(p); err != nil {
+			return nil, err
+		}
 	}
 	rel, err := releaseOf(o.root, o.describe)
 	if err != nil {
@@ -69,7 +78,7 @@ func build(o options) ([]string, error) {
 	if err := writeManPage(man, rel); err != nil {
 		return nil, err
 	}
-	layout := layout{bin: o.bin, meta: meta, icons: icons, man: man}
+	layout := layout{bin: o.bin, window: window, meta: meta, icons: icons, man: man}
 	maintainer, err := maintainerOf(o.root)
 	if err != nil {
 		return nil, err

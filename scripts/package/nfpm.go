@@ -12,18 +12,24 @@ import (
 	"github.com/goreleaser/nfpm/v2/deb"
 	"github.com/goreleaser/nfpm/v2/files"
 	"github.com/goreleaser/nfpm/v2/rpm"
+
+	"github.com/voicebox/voicebox/backend/programs"
 )
 
 const (
 	packageName = "voicebox"
-	binaryName  = "voicebox"
+	binaryName  = programs.Front
 )
+
+// windowDest is where the window's program goes: /usr/lib/voicebox, where voicebox looks for it
+// (backend/programs).
+var windowDest = "/usr/lib/voicebox/" + programs.Window
 
 // format is one kind of package and what differs between them: the names of the runtime libraries.
 type format struct {
 	name     string
 	packager nfpm.Packager
-	// depends are the runtime packages of WebKitGTK 4.1 and GTK 3 that the binary links; never -dev.
+	// depends are the runtime packages of WebKitGTK 4.1 and GTK 3 that the window's program links; never -dev.
 	depends []string
 	// synopsis: the description's first line is the summary (Debian); an rpm has a Summary tag instead.
 	synopsis bool
@@ -37,10 +43,11 @@ var formats = []format{
 
 // layout is what goes into the package, from where.
 type layout struct {
-	bin   string
-	meta  metainfo
-	icons map[int]string
-	man   string
+	bin    string // voicebox (cmd/voicebox)
+	window string // voicebox-desktop, beside it
+	meta   metainfo
+	icons  map[int]string
+	man    string
 }
 
 // contents places every file where a desktop looks for it. Nothing else is installed: in particular no
@@ -53,6 +60,7 @@ func (l layout) contents(mtime time.Time) files.Contents {
 	}
 	c := files.Contents{
 		file(l.bin, "/usr/bin/"+binaryName, 0o755),
+		file(l.window, windowDest, 0o755),
 		file(l.meta.desktop, "/usr/share/applications/"+l.meta.ID+".desktop", 0o644),
 		file(l.meta.path, "/usr/share/metainfo/"+l.meta.ID+".metainfo.xml", 0o644),
 		file(l.man, "/usr/share/man/man1/"+binaryName+".1.gz", 0o644),

@@ -8,6 +8,7 @@ package desktop
 // loopback listener. VOICEBOX_BENCH_BEFORE=<another voicebox binary> runs it too, in the same rounds.
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,6 +48,17 @@ func benchRuns(t *testing.T) int {
 // startOnly (VOICEBOX_BENCH_START_ONLY=1) leaves out the memory readings after each cold start: rounds
 // take 2 s instead of 10, for comparing starts over many rounds.
 var startOnly = os.Getenv("VOICEBOX_BENCH_START_ONLY") == "1"
+
+// listEvery is how often the cold start lists the tools besides when `voicebox mcp` says list_changed, as
+// an MCP client would. It used to list every 5 ms: each list costs Voicebox and `voicebox mcp` ~1 ms of CPU,
+// and that load alone put the tool's registration ~35 ms later on two cores (docs/performance.md, "The
+// observer's load"). VOICEBOX_BENCH_LIST_EVERY (a Go duration) sets it, to measure it as before.
+var listEvery = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("VOICEBOX_BENCH_LIST_EVERY")); err == nil && d > 0 {
+		return d
+	}
+	return 50 * time.Millisecond
+}()
 
 // settle is how long a started browser is left alone before its memory is read.
 const settle = 3 * time.Second
@@ -227,7 +239,15 @@ func runOurs(t *testing.T, s *session, bb benchBin, p *pinger) oursRun {
 	env := append(append(coldEnv(t), trace.Env+"=1"), bb.env...)
 	start := time.Now()
 	b.startBin(t, bin, env, filepath.Join(b.workspace, "hello-1.html"))
-	cs := waitDiscovery(t, b, bin)
+	changed := make(chan struct{}, 1)
+	cs := waitDiscovery(t, b, bin, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	})
 	var listed time.Time
 	deadline := time.Now().Add(60 * time.Second)
 	for listed.IsZero() {
@@ -243,7 +263,10 @@ func runOurs(t *testing.T, s *session, bb benchBin, p *pinger) oursRun {
 			}
 		}
 		if listed.IsZero() {
-			time.Sleep(5 * time.Millisecond)
+			select {
+			case <-changed:
+			case <-time.After(listEvery):
+			}
 		}
 	}
 	r := oursRun{marks: marks(b.output(), start)}
@@ -264,11 +287,11 @@ func runOurs(t *testing.T, s *session, bb benchBin, p *pinger) oursRun {
 }
 
 // waitDiscovery connects `voicebox mcp` to the box once its MCP discovery file is there.
-func waitDiscovery(t *testing.T, b *box, bin string) *mcp.ClientSession {
+func waitDiscovery(t *testing.T, b *box, bin string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if _, err := os.Stat(filepath.Join(b.data, "mcp.json")); err == nil {
-			return mcpbench.Stdio(t, bin, b.data)
+			return mcpbench.StdioWith(t, bin, b.data, opts)
 		}
 		if time.Now().After(deadline) || !b.running() {
 			t.Fatalf("no MCP discovery file (running %v)\n%s", b.running(), b.output())

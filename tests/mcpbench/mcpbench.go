@@ -24,7 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/voicebox/voicebox/backend/mcpserver"
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 )
 
 // EchoApp is the mini-app the benchmark calls: one tool that answers its text.
@@ -45,10 +45,15 @@ const EchoFile = "bench-echo.html"
 
 // Stdio connects a client to `bin mcp --data data`.
 func Stdio(t testing.TB, bin, data string) *mcp.ClientSession {
+	return StdioWith(t, bin, data, nil)
+}
+
+// StdioWith is Stdio with the client's options (its notification handlers).
+func StdioWith(t testing.TB, bin, data string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "voicebox-bench", Version: "1.0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "voicebox-bench", Version: "1.0"}, opts)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--data", data)}, nil)
 	if err != nil {
 		t.Fatalf("voicebox mcp: %v", err)
@@ -72,7 +77,7 @@ func HTTP(t testing.TB, data string) *mcp.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "voicebox-bench-http", Version: "1.0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: &mcpserver.BearerTransport{Token: d.Token}}}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: &mcpdoor.BearerTransport{Token: d.Token}}}, nil)
 	if err != nil {
 		t.Fatalf("MCP over HTTP: %v", err)
 	}

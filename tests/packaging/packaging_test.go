@@ -39,7 +39,8 @@ var (
 	debDepends = []string{"libwebkit2gtk-4.1-0", "libgtk-3-0"}
 	// rpmDepends are Fedora's names for the same two.
 	rpmDepends = []string{"webkit2gtk4.1", "gtk3"}
-	// linkedLibs are the sonames of those libraries, which the binary must link and debDepends must provide.
+	// linkedLibs are the sonames of those libraries, which the window's program must link and debDepends must
+	// provide.
 	linkedLibs = []string{"libwebkit2gtk-4.1.so.0", "libgtk-3.so.0"}
 	iconSizes  = []int{16, 24, 32, 48, 64, 128, 256, 512}
 )
@@ -49,6 +50,7 @@ var (
 func wantFiles() map[string]os.FileMode {
 	w := map[string]os.FileMode{
 		"/usr/bin/voicebox":                              0o755,
+		"/usr/lib/voicebox/voicebox-desktop":             0o755,
 		"/usr/share/applications/" + appID + ".desktop":  0o644,
 		"/usr/share/metainfo/" + appID + ".metainfo.xml": 0o644,
 		"/usr/share/man/man1/voicebox.1.gz":              0o644,
@@ -62,6 +64,7 @@ func wantFiles() map[string]os.FileMode {
 // built is one run of the packager, shared by the subtests.
 type built struct {
 	bin      string // the binary that was packaged
+	window   string // the window's program beside it
 	describe string // its version, as it prints it after "voicebox "
 	deb, rpm string
 	root     string            // the .deb extracted (dpkg-deb -x)
@@ -133,8 +136,35 @@ func TestLinuxPackages(t *testing.T) {
 		if sum(t, packaged) != sum(t, b.bin) {
 			t.Fatalf("the packaged binary is not %s", b.bin)
 		}
-		if err := checkLinks(packaged); err != nil {
+		if err := checkFront(packaged); err != nil {
 			t.Fatal(err)
+		}
+		window := filepath.Join(b.root, "usr/lib/voicebox/voicebox-desktop")
+		if sum(t, window) != sum(t, b.window) {
+			t.Fatalf("the packaged window's program is not %s", b.window)
+		}
+		if err := checkLinks(window); err != nil {
+			t.Fatal(err)
+		}
+		if checkFront(window) == nil {
+			t.Error("control run: checkFront accepted the window's program")
+		}
+	})
+
+	// voicebox runs tool check in the window's program, which it finds in ../lib/voicebox: the package's
+	// layout works as installed. Control: the same program alone cannot.
+	t.Run("layout", func(t *testing.T) {
+		packaged := filepath.Join(b.root, "usr/bin/voicebox")
+		if out := run(t, packaged, "tool", "check", "--help"); !strings.Contains(out, "voicebox tool check") {
+			t.Fatalf("voicebox tool check --help through the package's layout printed %q", out)
+		}
+		alone := filepath.Join(t.TempDir(), "voicebox")
+		if err := os.WriteFile(alone, readFile(t, packaged), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(alone, "tool", "check", "--help").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "the window's program is missing") {
+			t.Fatalf("control run: voicebox without the window's program beside it ran tool check (%v): %s", err, out)
 		}
 	})
 
@@ -225,7 +255,11 @@ func buildPackages(t *testing.T) *built {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &built{bin: bin}
+	window, err := testbin.Window()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &built{bin: bin, window: window}
 	version := strings.TrimSpace(run(t, bin, "--version"))
 	b.describe = strings.TrimPrefix(version, "voicebox ")
 	root, err := testbin.Root()
@@ -363,18 +397,36 @@ func checkMembers(members []*tar.Header) error {
 
 // checkLinks: the binary is stripped, links the two libraries the package depends on, and on this system
 // those libraries belong to exactly the packages in debDepends (dpkg -S), so the names are the runtime ones.
-func checkLinks(bin string) error {
-	ef, err := elf.Open(bin)
+// checkFront: voicebox is stripped and links no library at all (built without cgo), so it never loads
+// GTK or WebKitGTK (docs/architecture.md, "Two programs").
+func checkFront(bin string) error {
+	needed, err := strippedImports(bin)
 	if err != nil {
 		return err
+	}
+	if len(needed) > 0 {
+		return fmt.Errorf("%s links %q; voicebox must link nothing", bin, needed)
+	}
+	return nil
+}
+
+// strippedImports are the libraries bin links, once it is found stripped.
+func strippedImports(bin string) ([]string, error) {
+	ef, err := elf.Open(bin)
+	if err != nil {
+		return nil, err
 	}
 	defer ef.Close()
 	for _, s := range ef.Sections {
 		if s.Name == ".symtab" || strings.HasPrefix(s.Name, ".debug_") {
-			return fmt.Errorf("the packaged binary is not stripped: it has %s", s.Name)
+			return nil, fmt.Errorf("the packaged %s is not stripped: it has %s", filepath.Base(bin), s.Name)
 		}
 	}
-	needed, err := ef.ImportedLibraries()
+	return ef.ImportedLibraries()
+}
+
+func checkLinks(bin string) error {
+	needed, err := strippedImports(bin)
 	if err != nil {
 		return err
 	}

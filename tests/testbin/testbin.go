@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/voicebox/voicebox/backend/programs"
 )
 
 // Tags are the build tags of a real desktop build on Linux.
@@ -64,21 +66,37 @@ func Path() (string, error) {
 			built = err
 			return
 		}
-		path = filepath.Join(dir, "voicebox")
-		// Stripped, as `make build` builds it (tests/packaging packages this binary).
-		built = Build(root, "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
+		// Both programs side by side, stripped, as `make build` builds them (tests/packaging packages them):
+		// the window's, then voicebox, without cgo, which becomes it for the window (backend/programs).
+		path = filepath.Join(dir, programs.Front)
+		built = Build(root, "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(dir, programs.Window), ".")
+		if built == nil {
+			built = build(root, []string{"CGO_ENABLED=0"}, "-trimpath", "-ldflags", "-s -w", "-o", path, "./cmd/voicebox")
+		}
 	})
 	return path, built
 }
 
+// Window returns the window's program beside Path's (voicebox-desktop).
+func Window() (string, error) {
+	p, err := Path()
+	if err != nil {
+		return "", err
+	}
+	return programs.WindowPath(p)
+}
+
 // Build runs `go build -tags Tags args…` in dir ("" for the current folder) with the toolchain that runs
 // the tests (GOROOT's go, else go on PATH).
-func Build(dir string, args ...string) error {
+func Build(dir string, args ...string) error { return build(dir, nil, args...) }
+
+func build(dir string, env []string, args ...string) error {
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
 		goTool = "go"
 	}
 	cmd := exec.Command(goTool, append([]string{"build", "-tags", Tags}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -1,4 +1,8 @@
-package mcpserver
+// Package mcpdoor is how an MCP client finds the running Voicebox's MCP server: the discovery file the
+// server writes into the data folder, the address and path it listens on, the protocol versions it speaks,
+// and the ready client config that names it. The server (backend/mcpserver) and `voicebox mcp`
+// (backend/mcpproxy) both read it from here; it imports neither, so `voicebox mcp` links no server.
+package mcpdoor
 
 import (
 	"encoding/json"

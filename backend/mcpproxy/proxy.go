@@ -1,4 +1,7 @@
-package mcpserver
+// Package mcpproxy is `voicebox mcp`: MCP over stdio for clients that only launch commands, forwarded to the
+// running Voicebox that the data folder's discovery file names (backend/mcpdoor). It links no server and
+// no window, so the program MCP clients start for each session starts in milliseconds (cmd/voicebox).
+package mcpproxy
 
 import (
 	"context"
@@ -8,16 +11,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"sort"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/voicebox/voicebox/backend/mcpdoor"
 )
 
 // ProxyOptions configure RunStdio.
@@ -39,22 +41,25 @@ func RunStdio(ctx context.Context, o ProxyOptions) error {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	p := &proxy{o: o, mirrored: map[string]string{}, log: logger}
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "voicebox", Title: "Voicebox mini-apps (stdio)", Version: orDefault(o.Version, "dev")}, &mcp.ServerOptions{
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "voicebox", Title: "Voicebox mini-apps (stdio)", Version: o.Version}, &mcp.ServerOptions{
 		Logger:                    logger,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-		SupportedProtocolVersions: protocolVersions,
+		SupportedProtocolVersions: mcpdoor.ProtocolVersions,
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			// Connect early so the tools are mirrored (and list_changed flows) before the first tools/list.
 			go func() { _ = p.ensure(context.WithoutCancel(ctx), clientInfo(req.Session)) }()
 		},
 	})
 	p.server.AddReceivingMiddleware(p.middleware)
-	if _, err := ReadDiscovery(o.DataDir); err != nil {
+	if _, err := mcpdoor.ReadDiscovery(o.DataDir); err != nil {
 		p.warn(p.explain(err))
 	}
 	defer p.close()
@@ -98,13 +103,13 @@ func (p *proxy) warn(msg string) {
 // explain turns a connection failure into what a person should do.
 func (p *proxy) explain(err error) string {
 	switch {
-	case errors.Is(err, ErrNotRunning):
+	case errors.Is(err, mcpdoor.ErrNotRunning):
 		return fmt.Sprintf("%v. Start Voicebox and switch on Settings › MCP (or start it with --mcp), or run `voicebox serve --mcp`; "+
 			"pass --data if it uses another data folder than %s.", err, p.o.DataDir)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Sprintf("the Voicebox named in %s does not answer (it may have quit, or turned MCP off): %v", DiscoveryPath(p.o.DataDir), err)
+		return fmt.Sprintf("the Voicebox named in %s does not answer (it may have quit, or turned MCP off): %v", mcpdoor.DiscoveryPath(p.o.DataDir), err)
 	case errors.Is(err, errUnauthorized):
-		return fmt.Sprintf("Voicebox refused the token in %s (it was rotated?); turn MCP off and on in Settings", DiscoveryPath(p.o.DataDir))
+		return fmt.Sprintf("Voicebox refused the token in %s (it was rotated?); turn MCP off and on in Settings", mcpdoor.DiscoveryPath(p.o.DataDir))
 	}
 	return err.Error()
 }
@@ -118,11 +123,11 @@ func (p *proxy) ensure(ctx context.Context, who *mcp.Implementation) error {
 	if p.up != nil {
 		return nil
 	}
-	d, err := ReadDiscovery(p.o.DataDir)
+	d, err := mcpdoor.ReadDiscovery(p.o.DataDir)
 	if err != nil {
 		return err
 	}
-	impl := &mcp.Implementation{Name: "voicebox-mcp", Version: orDefault(p.o.Version, "dev")}
+	impl := &mcp.Implementation{Name: "voicebox-mcp", Version: p.o.Version}
 	if who != nil {
 		// The room shows (and logs calls by) the real client, not this forwarder.
 		impl = &mcp.Implementation{Name: who.Name, Title: who.Title, Version: who.Version}
@@ -133,13 +138,13 @@ func (p *proxy) ensure(ctx context.Context, who *mcp.Implementation) error {
 			go p.resync()
 		},
 	})
-	rt := &BearerTransport{Token: d.Token}
+	rt := &mcpdoor.BearerTransport{Token: d.Token}
 	tr := &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: rt}, MaxRetries: 2}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cs, err := client.Connect(cctx, tr, nil)
 	if err != nil {
-		if rt.unauthorized.Load() {
+		if rt.Unauthorized() {
 			return errUnauthorized
 		}
 		return fmt.Errorf("connect to %s: %w", d.URL, err)
@@ -308,42 +313,10 @@ func (p *proxy) close() {
 	}
 }
 
-// BearerTransport is how an MCP client reaches this server over HTTP (the stdio forwarder, tests): it adds
-// the token to every request and remembers a 401.
-type BearerTransport struct {
-	Token        string
-	Base         http.RoundTripper // pooled when nil
-	unauthorized atomic.Bool
-}
-
-// pooled is BearerTransport's default: http.DefaultTransport keeps 2 idle connections per host, so a client
-// with many calls in flight (a forwarder's clients share one) would dial a new connection for most of them
-// (docs/performance.md, "MCP calls").
-var pooled = func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 256
-	return t
-}()
-
-// RoundTrip sends r with the bearer token.
-func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.Token)
-	base := b.Base
-	if base == nil {
-		base = pooled
-	}
-	res, err := base.RoundTrip(r)
-	if err == nil && res.StatusCode == http.StatusUnauthorized {
-		b.unauthorized.Store(true)
-	}
-	return res, err
-}
-
 // Command is `voicebox mcp [--data DIR] [--print-config]`; it returns the exit code.
 func Command(ctx context.Context, dataDir string, printConfig bool, version string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	if printConfig {
-		b, err := ClientConfig(dataDir)
+		b, err := mcpdoor.ClientConfig(dataDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "voicebox mcp: %v\n", err)
 			return 1
@@ -356,16 +329,4 @@ func Command(ctx context.Context, dataDir string, printConfig bool, version stri
 		return 1
 	}
 	return 0
-}
-
-// executable is the absolute path of this binary, for client configs.
-func executable() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "voicebox"
-	}
-	if !strings.HasPrefix(exe, "/") && !strings.Contains(exe, `:\`) {
-		return "voicebox"
-	}
-	return exe
 }
