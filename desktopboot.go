@@ -16,6 +16,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/host"
+	"github.com/voicebox/voicebox/backend/recovery"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/trace"
 	"github.com/voicebox/voicebox/frontend"
@@ -81,20 +82,17 @@ var bootFrame = []struct{ name, value string }{
 // adopts it when it opens that launch (registry.js), and removes it when it may not open mini-apps; until
 // then it is not shown. "" when there is no launch.
 func bootWindow(boot roomBoot) string {
-	for _, d := range boot.Opened {
-		l, ok := boot.Launches[d.ID]
-		if !ok {
-			continue
-		}
-		var b strings.Builder
-		b.WriteString(`<section id="voicebox-boot-window" class="mini-app-window booting"><div class="mini-app-body"><iframe`)
-		for _, a := range bootFrame {
-			fmt.Fprintf(&b, ` %s="%s"`, a.name, html.EscapeString(a.value))
-		}
-		fmt.Fprintf(&b, ` title="%s" src="%s"></iframe></div></section>`, html.EscapeString(l.Title), html.EscapeString(l.BridgeURL))
-		return b.String()
+	_, l, ok := bootLaunch(boot)
+	if !ok {
+		return ""
 	}
-	return ""
+	var b strings.Builder
+	b.WriteString(`<section id="voicebox-boot-window" class="mini-app-window booting"><div class="mini-app-body"><iframe`)
+	for _, a := range bootFrame {
+		fmt.Fprintf(&b, ` %s="%s"`, a.name, html.EscapeString(a.value))
+	}
+	fmt.Fprintf(&b, ` title="%s" src="%s"></iframe></div></section>`, html.EscapeString(l.Title), html.EscapeString(l.BridgeURL))
+	return b.String()
 }
 
 // roomAssetServer is what Wails serves at wails://wails: the embedded room and nothing else. No Handler:
@@ -149,7 +147,26 @@ func (a *App) roomBoot() roomBoot {
 		}
 		b.Launches[d.ID] = info
 	}
+	// The boot window's app (bootLaunch) loads before the room's scripts run, so an app that spins at once
+	// stops the room before the room can report its launch: the watchdog then closed nothing and the reloaded
+	// room opened the app again, for a second restart (tests/desktop TestWatchdogLoopOpenedOnTheCommandLine,
+	// by chance). Go reports that launch for the room as it hands the room its document.
+	if doc, l, ok := bootLaunch(b); ok && a.guard.tracker != nil {
+		a.guard.tracker.Track(recovery.Event{Room: b.RoomID, Op: recovery.OpLaunch, AppID: l.AppID, Title: l.Title,
+			Request: &recovery.Request{Document: doc}, By: recovery.ByBoot})
+	}
 	return b
+}
+
+// bootLaunch is the launch whose frame the room's document brings (bootWindow): the first opened file's
+// that has one (the room opens them in order).
+func bootLaunch(boot roomBoot) (doc string, l services.LaunchInfo, ok bool) {
+	for _, d := range boot.Opened {
+		if l, ok := boot.Launches[d.ID]; ok {
+			return d.ID, l, true
+		}
+	}
+	return "", services.LaunchInfo{}, false
 }
 
 // newRoomID is a page's id as transport.js makes one: "room-" and 128 random bits in hex.

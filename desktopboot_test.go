@@ -14,6 +14,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/httpapi"
+	"github.com/voicebox/voicebox/backend/recovery"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/frontend"
 )
@@ -74,6 +75,47 @@ func TestRoomBootPreparesTheOpenedFiles(t *testing.T) {
 	})
 	if b := a.roomBoot(); len(b.Launches) != 0 || len(b.Opened) != 1 {
 		t.Fatalf("under the rule: %d launches, %d opened", len(b.Launches), len(b.Opened))
+	}
+}
+
+// The app whose frame the room's document brings is the watchdog's to judge from the moment the document is
+// served: when it spins at once, before the room's scripts can report it, the restart closes it (it was the
+// only app open) and the reloaded room's boot does not open it again. On the code before, the watchdog knew
+// no app, closed nothing, and the next room opened it again (a second restart).
+func TestBootWindowsAppIsTheWatchdogsAtOnce(t *testing.T) {
+	h, p := testHost(t)
+	page := filepath.Join(p.Workspace, "loop.html")
+	if err := os.WriteFile(page, []byte("<!doctype html><title>Loop</title><script>while(true){}</script>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.OpenFiles("", []string{page})
+	channel, err := listenRoomChannel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer channel.ln.Close()
+	a := &App{host: h, channel: channel}
+	a.guard.unsafe = true // Config.Guard true, as with the guard in force
+	a.guard.tracker = recovery.New(t.Logf)
+	h.SandboxService.SetLaunchRule(a.mayLaunch)
+
+	b := a.roomBoot()
+	if _, l, ok := bootLaunch(b); !ok || l.AppID != "doc_loop" {
+		t.Fatalf("boot launch %+v (%v), want doc_loop's", l, ok)
+	}
+	if dead := a.guard.tracker.Hang(recovery.ReasonHang); len(dead) != 1 || dead[0] != b.RoomID {
+		t.Fatalf("rooms that died: %q, want the served room %s", dead, b.RoomID)
+	}
+	again := a.roomBoot()
+	plan, err := a.guard.tracker.Take(again.RoomID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Closed == nil || plan.Closed.AppID != "doc_loop" {
+		t.Fatalf("the plan closed %+v (%s), want doc_loop: it was the only app open", plan.Closed, plan.Why)
+	}
+	if len(again.Launches) != 0 || bootWindow(again) != "" {
+		t.Fatalf("the reloaded room's boot opens Loop again: %+v", again.Launches)
 	}
 }
 
