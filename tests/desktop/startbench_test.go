@@ -514,12 +514,12 @@ func benchRecovery(t *testing.T, bins []benchBin) {
 
 	recov := make([][][]time.Duration, len(bins))
 	hand := make([][]time.Duration, len(bins))
-	var version []time.Duration
+	version := make([][]time.Duration, len(bins)) // each binary's own: voicebox starts faster than its window's program
 	for round := 0; round < benchRuns(t); round++ {
 		for i, b := range bins {
 			recov[i] = append(recov[i], recoveryRun(t, s, b.path))
 			h, v := secondLaunchRun(t, s, b.path)
-			hand[i], version = append(hand[i], h), append(version, v)
+			hand[i], version[i] = append(hand[i], h), append(version[i], v)
 		}
 	}
 	for i, b := range bins {
@@ -541,6 +541,6 @@ func benchRecovery(t *testing.T, bins []benchBin) {
 			t.Logf("%s:   %-16s %s (runs %s)", b.label, st.name, ms(median(d)), list(d, ms))
 		}
 		t.Logf("%s: second launch, start to exit after handing its file over: %s (median %s); `voicebox --version` (a process start): median %s",
-			b.label, list(hand[i], ms), ms(median(hand[i])), ms(median(version)))
+			b.label, list(hand[i], ms), ms(median(hand[i])), ms(median(version[i])))
 	}
 }
