@@ -6,6 +6,8 @@ package testbin
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/voicebox/voicebox/backend/programs"
 )
@@ -143,9 +146,44 @@ func Need(t testing.TB, tools map[string]string) {
 func Xvfb(t testing.TB) string { return XvfbSized(t, 1280, 860) }
 
 // XvfbSized is Xvfb with a screen of w×h (a window of the room's largest checked size must fit on it).
+// It returns once the server has accepted an X client. -noreset: by default the server resets when its
+// last client leaves, and a client connecting meanwhile is refused (the desktop suite's first window failed
+// "failed to init GTK" twice in some thirty gate runs, its display reported and no other client known).
 func XvfbSized(t testing.TB, w, h int) string {
 	t.Helper()
-	return ":" + Daemon(t, "Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", w, h), "-nolisten", "tcp")
+	n := Daemon(t, "Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", w, h), "-nolisten", "tcp", "-noreset")
+	var err error
+	for range 100 {
+		if err = xHandshake(n); err == nil {
+			return ":" + n
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("Xvfb :%s reported its display but refuses X clients: %v", n, err)
+	return ""
+}
+
+// xHandshake opens an X connection to display n on its Unix socket and reads the server's answer to the
+// connection setup (X11 protocol, "Connection Setup"): 1 is Success.
+func xHandshake(n string) error {
+	c, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+n, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	// Little-endian, protocol 11.0, no authorization.
+	if _, err := c.Write([]byte{'l', 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0}); err != nil {
+		return err
+	}
+	var status [1]byte
+	if _, err := io.ReadFull(c, status[:]); err != nil {
+		return err
+	}
+	if status[0] != 1 {
+		return fmt.Errorf("connection setup answered %d, want 1 (Success)", status[0])
+	}
+	return nil
 }
 
 // Daemon starts a program that reports where it listens on file descriptor 3 (Xvfb's -displayfd,
