@@ -51,8 +51,9 @@ var startOnly = os.Getenv("VOICEBOX_BENCH_START_ONLY") == "1"
 
 // listEvery is how often the cold start lists the tools besides when `voicebox mcp` says list_changed, as
 // an MCP client would. It used to list every 5 ms: each list costs Voicebox and `voicebox mcp` ~1 ms of CPU,
-// and that load alone put the tool's registration ~35 ms later on two cores (docs/performance.md, "The
-// observer's load"). VOICEBOX_BENCH_LIST_EVERY (a Go duration) sets it, to measure it as before.
+// and that load alone put the tool's registration ~35 ms later on two cores (docs/performance.md, "Two
+// programs, and the observer's load"). VOICEBOX_BENCH_LIST_EVERY (a Go duration) sets it, to measure it as
+// before.
 var listEvery = func() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("VOICEBOX_BENCH_LIST_EVERY")); err == nil && d > 0 {
 		return d
