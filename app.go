@@ -39,7 +39,7 @@ type App struct {
 // runDesktop opens the window and blocks until it closes. A Voicebox already running on the same data
 // folder gets this launch's files instead, before anything is opened here (backend/instance).
 func runDesktop(cmd cli.Command) int {
-	w, handed, err := commands.HandOver(cmd, os.Args[1:])
+	w, handed, err := commands.HandOver(cmd)
 	if err != nil {
 		return fail(err)
 	}

@@ -73,10 +73,10 @@ type Window struct {
 // still hands a second window's files over.
 const offeredEnv = "VOICEBOX_FILES_OFFERED"
 
-// HandOver resolves the folders of a window's start and offers its command line (args, without the
-// program) to the window already running on the same data folder, unless voicebox did (offeredEnv).
-// handed is true when that window took it: this launch is done.
-func HandOver(cmd cli.Command, args []string) (w Window, handed bool, err error) {
+// HandOver resolves the folders of a window's start and offers this process's command line to the window
+// already running on the same data folder, unless voicebox did (offeredEnv). handed is true when that
+// window took it: this launch is done.
+func HandOver(cmd cli.Command) (w Window, handed bool, err error) {
 	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
 	if err != nil {
 		return Window{}, false, err
@@ -87,7 +87,7 @@ func HandOver(cmd cli.Command, args []string) (w Window, handed bool, err error)
 		os.Unsetenv(offeredEnv) // not for the processes the window starts
 		return w, false, nil
 	}
-	if instance.HandOver(w.ID, args, cwd) {
+	if instance.HandOver(w.ID, os.Args[1:], cwd) {
 		log.Printf("handed %d file(s) to the Voicebox already running on %s", len(cmd.Files), paths.Data)
 		return w, true, nil
 	}

@@ -24,7 +24,7 @@ func main() {
 	trace.Mark("front")
 	cmd := commands.Start(version)
 	if cmd.Mode == cli.ModeDesktop {
-		_, handed, err := commands.HandOver(cmd, os.Args[1:])
+		_, handed, err := commands.HandOver(cmd)
 		if err != nil {
 			os.Exit(commands.Fail(err))
 		}

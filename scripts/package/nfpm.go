@@ -23,7 +23,7 @@ const (
 
 // windowDest is where the window's program goes: /usr/lib/voicebox, where voicebox looks for it
 // (backend/programs).
-var windowDest = "/usr/lib/voicebox/" + programs.Window
+const windowDest = "/usr/lib/voicebox/" + programs.Window
 
 // format is one kind of package and what differs between them: the names of the runtime libraries.
 type format struct {
