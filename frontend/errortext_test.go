@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/httpapi"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
@@ -27,7 +28,7 @@ func TestEveryErrorCodeHasASentence(t *testing.T) {
 	if len(have) < 30 {
 		t.Fatalf("read only %d entries from errortext.js: the pattern no longer matches its table", len(have))
 	}
-	codes := append(services.Codes(),
+	codes := append(append(services.Codes(), author.Codes()...),
 		// the voice session
 		voice.CodeMissingKey, voice.CodeKeyRefused, voice.CodeUnknownProvider, voice.CodeNotRunning, voice.CodeUpstream,
 		voice.CodeSetupTimeout, voice.CodeConnectionLost, voice.CodeBadRequest, voice.CodeBadAudio,

@@ -118,6 +118,15 @@ func fromRegistry(a registry.Activity) Line {
 		what, input = fmt.Sprintf("%s (%s)", a.Tool, a.AppID), a.Args
 	case registry.OpLaunch:
 		what, input = "launch", quote(a.Ref)
+	case registry.OpAppError: // the app's own error: where, and the message alone
+		what = "script error"
+		if a.Tool == "rejection" {
+			what = "unhandled rejection"
+		}
+		if a.Ref != "" {
+			input = quote(a.Ref)
+		}
+		return Line{Who: a.Caller, What: what, Input: input, Outcome: quote(a.Outcome.Message), Failed: true}
 	default:
 		what = strings.TrimSpace(a.Op + " " + a.AppID)
 		if len(a.Args) > 0 {

@@ -10,6 +10,7 @@ import (
 	"log"
 
 	"github.com/voicebox/voicebox/backend/activity"
+	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/config"
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
@@ -55,6 +56,11 @@ type Host struct {
 	// MCP runs the MCP door as Settings › MCP (or --mcp) says; MCPService is the room's door to it.
 	MCP        *mcpserver.Manager
 	MCPService *services.MCPService
+
+	// Author writes and changes mini-apps with the code model Settings name (the create/edit verbs, the
+	// room's New app field); AuthorService is the room's door to it.
+	Author        *author.Service
+	AuthorService *services.AuthorService
 
 	// Voice is the live voice session (OpenAI Realtime or Gemini Live); the keys stay in Go.
 	Voice           *voice.Manager
@@ -109,7 +115,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 	docs := documents.NewTable()
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
-	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState)
+	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState, author.EventJobs)
 	log := activity.On(bus)
 	reg := registry.New(bus)
 	exp := exposed.New(reg)
@@ -131,6 +137,10 @@ func New(p config.Paths, o Options) (*Host, error) {
 		RegistryService: services.NewRegistryService(exp, sb),
 		SandboxService:  services.NewSandboxService(sb, st, docs),
 	}
+	if err := h.initAuthor(); err != nil {
+		sb.Close()
+		return nil, err
+	}
 	h.initMCP()
 	h.initVoice()
 	return h, nil
@@ -139,7 +149,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 // RoomMethods are the services the room calls, the one list both doors serve: the desktop binds them
 // (with its own RoomService of dialogs), `voicebox serve` serves them by name (httpapi.CallPrefix).
 func (h *Host) RoomMethods() []any {
-	return []any{h.StoreService, h.DocumentService, h.RecentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService}
+	return []any{h.StoreService, h.DocumentService, h.RecentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService, h.AuthorService}
 }
 
 // Start serves the asset server, watches the store and tells the room whenever the list changes, until
@@ -155,6 +165,7 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
+	go func() { <-ctx.Done(); h.Author.Close() }() // builds in progress are cancelled: nothing half-written stays
 	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }
 	h.Recent.Follow(ctx, h.Exposed, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
 	changes, cancel := h.Store.Subscribe()
@@ -186,5 +197,8 @@ func (h *Host) OpenFiles(dir string, paths []string) []documents.Doc {
 // BridgeOrigin is the sandbox's origin.
 func (h *Host) BridgeOrigin() string { return h.Sandbox.Origin() }
 
-// Close stops the asset server (Start stops it too, when its context ends).
-func (h *Host) Close() { h.Sandbox.Close() }
+// Close stops the asset server and the builds (Start stops them too, when its context ends).
+func (h *Host) Close() {
+	h.Author.Close()
+	h.Sandbox.Close()
+}

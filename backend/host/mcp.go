@@ -18,6 +18,7 @@ func (h *Host) initMCP() {
 		Settings: h.Settings,
 		DataDir:  h.Paths.Data,
 		Library:  h.Store,
+		Author:   h.Author,
 		Publish:  h.Bus.Publish,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})

@@ -15,6 +15,7 @@ func (h *Host) initVoice() {
 		Exposed:  h.Exposed,
 		Settings: h.Settings,
 		Library:  h.Store,
+		Author:   h.Author,
 	})
 	h.SessionService = services.NewSessionService(h.Voice)
 	h.SettingsService = services.NewSettingsService(h.Settings, h.Bus, nil)

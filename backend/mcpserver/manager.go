@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/mcpdoor"
 	"github.com/voicebox/voicebox/backend/registry"
@@ -42,8 +43,9 @@ type ManagerOptions struct {
 	Addr     string // "" means $VOICEBOX_MCP_ADDR, then mcpdoor.DefaultAddr
 	Mode     string // "desktop" or "serve", for the discovery file
 	Version  string
-	Library  verbs.Library  // what launch_mini_app can open (the store); may be nil
-	Exposed  *exposed.Table // shared with the voice session; may be nil (the server makes its own)
+	Library  verbs.Library   // what launch_mini_app can open (the store); may be nil
+	Author   *author.Service // writes apps (create_mini_app, …); may be nil
+	Exposed  *exposed.Table  // shared with the voice session; may be nil (the server makes its own)
 	// AllowedOrigins are browser origins allowed besides none (see Options).
 	AllowedOrigins []string
 	// Publish sends an event to the room (events.Bus.Publish). Optional.
@@ -204,6 +206,7 @@ func (m *Manager) tryStartLocked() error {
 		Version:        m.o.Version,
 		AllowedOrigins: m.o.AllowedOrigins,
 		Library:        m.o.Library,
+		Author:         m.o.Author,
 		Exposed:        m.o.Exposed,
 		Logger:         m.o.Logger,
 		OnClients: func([]Client) {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/display"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
@@ -74,6 +75,9 @@ type Options struct {
 	AllowedOrigins []string
 	// Library is what launch_mini_app can open, for list_mini_apps (the store). Optional.
 	Library verbs.Library
+	// Author writes apps for create_mini_app, edit_mini_app, revert_mini_app and write_mini_app. Optional:
+	// without it those verbs refuse.
+	Author *author.Service
 	// OnClients is told (without locks held) the connected clients when they change: a client came or went,
 	// or made calls (its count). At most one notice per clientsInterval, the newest list. Optional.
 	OnClients func([]Client)

@@ -63,6 +63,9 @@ type Request struct {
 	Tool  string          `json:"tool,omitempty"`
 	Args  json.RawMessage `json:"args,omitempty"`
 	Ref   string          `json:"ref,omitempty"`
+	// Fresh (launch): when the app is open already, load what ref names now into its window, rather than
+	// bringing the window up as it is (a written app's new version: Reopen).
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // Reply is a room's answer to a Request. Room is the room answering: the request's own room, or the reply
@@ -108,6 +111,7 @@ type Registry struct {
 
 	mu       sync.Mutex
 	apps     map[string]*App
+	health   map[string]*Health   // app id → what its current document reported (health.go)
 	rooms    map[string]time.Time // room id → last seen
 	lastRoom string
 	subs     events.Fanout[struct{}]
@@ -124,6 +128,7 @@ func New(bus *events.Bus) *Registry {
 	return &Registry{
 		bus:     bus,
 		apps:    map[string]*App{},
+		health:  map[string]*Health{},
 		rooms:   map[string]time.Time{},
 		pending: map[string]*waiter{},
 		boxes:   map[string]*mailbox{},
@@ -161,6 +166,7 @@ func (r *Registry) Goodbye(room string) {
 	for id, app := range r.apps {
 		if app.Room == room {
 			delete(r.apps, id)
+			delete(r.health, id)
 			changed = true
 		}
 	}
@@ -190,6 +196,13 @@ func (r *Registry) Register(room, appID, title, slug string, raws []json.RawMess
 		r.lastRoom = room
 	}
 	r.apps[appID] = &App{AppID: appID, Title: title, Slug: slug, Room: room, Tools: tools}
+	h := r.healthLocked(appID)
+	h.goRefused = nil
+	for _, v := range verdicts {
+		if !v.OK {
+			h.goRefused = append(h.goRefused, v)
+		}
+	}
 	r.mu.Unlock()
 	r.changed()
 	if len(tools) > 0 {
@@ -203,6 +216,7 @@ func (r *Registry) Unregister(appID string) {
 	r.mu.Lock()
 	_, ok := r.apps[appID]
 	delete(r.apps, appID)
+	delete(r.health, appID) // its document is gone: the next one reports afresh
 	r.mu.Unlock()
 	if ok {
 		r.changed()
@@ -278,6 +292,16 @@ func (r *Registry) call(ctx context.Context, appID, tool string, args json.RawMe
 // Launch asks the newest room to open an app by reference (name, file, slug, appId or title, resolved as
 // the store does) and waits until it is ready with its tools.
 func (r *Registry) Launch(ctx context.Context, caller, ref string) (App, Outcome) {
+	return r.launch(ctx, caller, ref, false)
+}
+
+// Reopen is Launch, except that an app already open loads what ref names now in the window it has (a new
+// version of a written app: backend/author), and answers once the new document is ready.
+func (r *Registry) Reopen(ctx context.Context, caller, ref string) (App, Outcome) {
+	return r.launch(ctx, caller, ref, true)
+}
+
+func (r *Registry) launch(ctx context.Context, caller, ref string, fresh bool) (App, Outcome) {
 	start := time.Now()
 	r.mu.Lock()
 	room := r.lastRoom
@@ -285,7 +309,7 @@ func (r *Registry) Launch(ctx context.Context, caller, ref string) (App, Outcome
 	var app App
 	out := refused(CodeNoRoom, "", "no room is open to launch mini-apps in")
 	if room != "" {
-		rep, failed, ok := r.send(ctx, Request{Room: room, Op: OpLaunch, Ref: ref})
+		rep, failed, ok := r.send(ctx, Request{Room: room, Op: OpLaunch, Ref: ref, Fresh: fresh})
 		switch {
 		case !ok:
 			out = failed

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/voicebox/voicebox/backend/author/codemodel"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/voice"
@@ -37,6 +38,9 @@ type ProviderSettings struct {
 	KeySource    string `json:"keySource,omitempty"` // "settings" or "env" when set
 	Model        string `json:"model"`               // "" means DefaultModel
 	DefaultModel string `json:"defaultModel"`
+	// CodeModel writes mini-apps with the same key (backend/author); "" means DefaultCodeModel.
+	CodeModel        string `json:"codeModel"`
+	DefaultCodeModel string `json:"defaultCodeModel"`
 }
 
 // PublicSettings is Settings without the keys.
@@ -53,6 +57,9 @@ type SettingsPatch struct {
 	OpenAIModel *string `json:"openaiModel,omitempty"`
 	GeminiKey   *string `json:"geminiKey,omitempty"`
 	GeminiModel *string `json:"geminiModel,omitempty"`
+	// The code models (docs/authoring.md); "" goes back to the default.
+	OpenAICodeModel *string `json:"openaiCodeModel,omitempty"`
+	GeminiCodeModel *string `json:"geminiCodeModel,omitempty"`
 }
 
 // Get returns the public view.
@@ -76,7 +83,7 @@ func (s *SettingsService) Update(p SettingsPatch) (PublicSettings, error) {
 			return PublicSettings{}, BadRequest("an API key is at most 512 printable ASCII characters without spaces")
 		}
 	}
-	for _, m := range []*string{p.OpenAIModel, p.GeminiModel} {
+	for _, m := range []*string{p.OpenAIModel, p.GeminiModel, p.OpenAICodeModel, p.GeminiCodeModel} {
 		if m == nil {
 			continue
 		}
@@ -96,6 +103,8 @@ func (s *SettingsService) Update(p SettingsPatch) (PublicSettings, error) {
 		set(&v.OpenAIModel, p.OpenAIModel)
 		set(&v.GeminiKey, p.GeminiKey)
 		set(&v.GeminiModel, p.GeminiModel)
+		set(&v.OpenAICodeModel, p.OpenAICodeModel)
+		set(&v.GeminiCodeModel, p.GeminiCodeModel)
 	})
 	if err != nil {
 		return PublicSettings{}, err
@@ -116,8 +125,8 @@ func (s *SettingsService) view(v settings.Values) PublicSettings {
 	if provider == "" {
 		provider = voice.ProviderOpenAI
 	}
-	one := func(key, env, model, def string) ProviderSettings {
-		p := ProviderSettings{Key: "not set", Model: model, DefaultModel: def}
+	one := func(key, env, model, def, code, defCode string) ProviderSettings {
+		p := ProviderSettings{Key: "not set", Model: model, DefaultModel: def, CodeModel: code, DefaultCodeModel: defCode}
 		switch {
 		case strings.TrimSpace(key) != "":
 			p.Key, p.KeySource = "set", "settings"
@@ -128,7 +137,7 @@ func (s *SettingsService) view(v settings.Values) PublicSettings {
 	}
 	return PublicSettings{
 		Provider: provider,
-		OpenAI:   one(v.OpenAIKey, voice.EnvOpenAIKey, v.OpenAIModel, voice.DefaultOpenAIModel),
-		Gemini:   one(v.GeminiKey, voice.EnvGeminiKey, v.GeminiModel, voice.DefaultGeminiModel),
+		OpenAI:   one(v.OpenAIKey, voice.EnvOpenAIKey, v.OpenAIModel, voice.DefaultOpenAIModel, v.OpenAICodeModel, codemodel.DefaultOpenAIModel),
+		Gemini:   one(v.GeminiKey, voice.EnvGeminiKey, v.GeminiModel, voice.DefaultGeminiModel, v.GeminiCodeModel, codemodel.DefaultGeminiModel),
 	}
 }

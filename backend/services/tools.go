@@ -72,6 +72,19 @@ func (s *RegistryService) Unregister(appID string) error {
 	return nil
 }
 
+// Report records what an app's document did besides registering tools: the declarations the bridge
+// refused, or one uncaught error (registry.Health; the activity log shows each error).
+func (s *RegistryService) Report(appID string, rep registry.Report) error {
+	if blank(appID) {
+		return BadRequest("an appId is required")
+	}
+	if rep.Refused == nil && rep.Error == nil {
+		return BadRequest("a report needs refused declarations or an error")
+	}
+	s.reg.Report(appID, rep)
+	return nil
+}
+
 // RegistryOf is the registry behind the service, for the HTTP door's request channel. It is a function,
 // not a method, so Wails does not bind it to the room.
 func RegistryOf(s *RegistryService) *registry.Registry { return s.reg }

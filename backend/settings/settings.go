@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/voicebox/voicebox/backend/atomicfile"
@@ -31,14 +32,17 @@ var DefaultCDNHosts = []string{"cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflar
 
 // Values is the whole settings file.
 type Values struct {
-	Provider    string   `json:"provider,omitempty"` // "openai" or "gemini"
-	OpenAIKey   string   `json:"openaiKey,omitempty"`
-	OpenAIModel string   `json:"openaiModel,omitempty"`
-	GeminiKey   string   `json:"geminiKey,omitempty"`
-	GeminiModel string   `json:"geminiModel,omitempty"`
-	MCPEnabled  bool     `json:"mcpEnabled,omitempty"`
-	MCPToken    string   `json:"mcpToken,omitempty"`
-	CDNHosts    []string `json:"cdnHosts"` // null means DefaultCDNHosts; [] means none (kept as written)
+	Provider    string `json:"provider,omitempty"` // "openai" or "gemini"
+	OpenAIKey   string `json:"openaiKey,omitempty"`
+	OpenAIModel string `json:"openaiModel,omitempty"`
+	GeminiKey   string `json:"geminiKey,omitempty"`
+	GeminiModel string `json:"geminiModel,omitempty"`
+	// The code models that write mini-apps (backend/author/codemodel), per provider; "" is its default.
+	OpenAICodeModel string   `json:"openaiCodeModel,omitempty"`
+	GeminiCodeModel string   `json:"geminiCodeModel,omitempty"`
+	MCPEnabled      bool     `json:"mcpEnabled,omitempty"`
+	MCPToken        string   `json:"mcpToken,omitempty"`
+	CDNHosts        []string `json:"cdnHosts"` // null means DefaultCDNHosts; [] means none (kept as written)
 }
 
 // Store reads and writes the settings file. It is safe for concurrent use.
@@ -117,6 +121,34 @@ func (s *Store) MCPToken() (string, error) {
 		}
 	})
 	return v.MCPToken, err
+}
+
+// The environment's keys, used when Settings hold none.
+const (
+	EnvOpenAIKey = "OPENAI_API_KEY"
+	EnvGeminiKey = "GEMINI_API_KEY"
+)
+
+// APIKey is provider's key ("openai" or "gemini") and where it came from: Settings if set there ("settings"),
+// else the environment ("env"), else none ("", ""). The voice session and the code model both ask here.
+func (v Values) APIKey(provider string, getenv func(string) string) (key, source string) {
+	stored, env := v.OpenAIKey, EnvOpenAIKey
+	switch provider {
+	case "openai":
+	case "gemini":
+		stored, env = v.GeminiKey, EnvGeminiKey
+	default:
+		return "", ""
+	}
+	if k := strings.TrimSpace(stored); k != "" {
+		return k, "settings"
+	}
+	if getenv != nil {
+		if k := strings.TrimSpace(getenv(env)); k != "" {
+			return k, "env"
+		}
+	}
+	return "", ""
 }
 
 // CDNHostList returns the allowlist mini-apps may load from.

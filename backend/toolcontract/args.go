@@ -54,8 +54,8 @@ func (t *Tool) ValidateArgs(raw []byte) *Refusal {
 	if t == nil || t.root == nil {
 		return refuse(CodeUnknownTool, "", "unknown tool")
 	}
-	if len(raw) > MaxArgsBytes {
-		return refuse(CodeInvalidToolArguments, "", "arguments are %d bytes, max %d", len(raw), MaxArgsBytes)
+	if max := t.argsBound(); len(raw) > max {
+		return refuse(CodeInvalidToolArguments, "", "arguments are %d bytes, max %d", len(raw), max)
 	}
 	if r := prescan(raw); r != nil {
 		return r
@@ -75,6 +75,23 @@ func (t *Tool) ValidateArgs(raw []byte) *Refusal {
 		return refuse(CodeInvalidToolArguments, "", "invalid JSON: data after the arguments object")
 	}
 	return v.soft
+}
+
+// argsBound is the tool's bound on its arguments' bytes: MaxArgsBytes, unless WithArgsBound raised it.
+func (t *Tool) argsBound() int {
+	if t.maxArgs > 0 {
+		return t.maxArgs
+	}
+	return MaxArgsBytes
+}
+
+// WithArgsBound returns a copy of t whose arguments may be up to n bytes of JSON. Only a host verb that
+// carries a whole page uses it (write_mini_app: a page of up to 64 KiB, which JSON's escaping makes longer:
+// backend/verbs); an app's tools keep MaxArgsBytes, in both twins.
+func (t *Tool) WithArgsBound(n int) *Tool {
+	c := *t
+	c.maxArgs = n
+	return &c
 }
 
 func (v *validator) release() {

@@ -157,7 +157,8 @@ type Tool struct {
 	Parameters  json.RawMessage `json:"parameters"`
 	Annotations *Annotations    `json:"annotations,omitempty"`
 
-	root *snode // enforced schema, used by ValidateArgs
+	root    *snode // enforced schema, used by ValidateArgs
+	maxArgs int    // the arguments' bound in bytes; 0: MaxArgsBytes (WithArgsBound)
 }
 
 // Verdict is the per-tool answer of RegisterAll (and RegistryService.Register).

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
@@ -53,6 +54,8 @@ type Env struct {
 	Changed func()
 	// Call runs call_mini_app_tool's call by exposed name (only doors that declare that verb).
 	Call func(ctx context.Context, name string, args json.RawMessage) registry.Outcome
+	// Author writes and changes apps (create, edit, revert, write); nil: this door cannot.
+	Author *author.Service
 }
 
 func (e *Env) log(a registry.Activity) {
@@ -124,8 +127,31 @@ var table = sync.OnceValue(func() []*Verb {
 		declare(CallTool, "Call a mini-app's tool", VoiceGemini, `{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":128,"description":"the tool's full name, e.g. scoreboard__set_score"},"arguments":{"type":"string","maxLength":65536,"description":"the arguments as a JSON object, e.g. {\"team\":\"home\",\"points\":3}"}},"required":["name","arguments"],"additionalProperties":false}`,
 			"Call an open mini-app's tool by its full name (<app>__<tool>, as launch_mini_app or list_mini_apps gave it) when that tool is not yet among your functions. arguments is the JSON object of the tool's arguments, as text.",
 			callTool),
+		declare(Create, "Write a new mini-app", Voice|MCP, `{"type":"object","properties":{"description":{"type":"string","minLength":1,"maxLength":4000,"description":"what the app is and does, in the person's words and any details they gave"},"name":{"type":"string","minLength":1,"maxLength":80,"description":"the app's title, if the person named it"}},"required":["description"],"additionalProperties":false}`,
+			"Write a new mini-app from a description (\"a chess clock with two players and a pause button\") and open it. It answers at once with {status: \"building\", job, name}: tell the person it is being built; the finished app (its tools, or what does not work) comes later in the conversation, and the conversation can go on meanwhile.",
+			create),
+		declare(Edit, "Change a mini-app", Voice|MCP, `{"type":"object","properties":{"app":{"type":"string","minLength":1,"maxLength":512,"description":"the app to change: its appId, slug, title or file name, as launch_mini_app and list_mini_apps show them"},"change":{"type":"string","minLength":1,"maxLength":4000,"description":"what to change, in the person's words"}},"required":["app","change"],"additionalProperties":false}`,
+			"Change a mini-app (\"make the buttons bigger\"): an app Voicebox wrote changes in place and reloads where it is open; any other page is changed as a copy, never the person's own file. It answers at once with {status: \"building\", job, name}; the changed app and its tools come later in the conversation. revert_mini_app undoes the change.",
+			edit),
+		declare(Revert, "Undo a mini-app change", Voice|MCP, `{"type":"object","properties":{"app":{"type":"string","minLength":1,"maxLength":512,"description":"the app: its appId, slug or title"}},"required":["app"],"additionalProperties":false}`,
+			"Bring back the previous version of a mini-app Voicebox wrote (\"undo that\"); it reloads where it is open. Reverting again goes back further.",
+			revert),
+		declare(Write, "Write a mini-app's page", MCP, `{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":80,"description":"the app's title; a mini-app written before under this name gets a new version"},"html":{"type":"string","minLength":1,"maxLength":65536,"description":"the whole HTML document, at most 64 KiB"}},"required":["name","html"],"additionalProperties":false}`,
+			"Open a mini-app whose whole HTML page you wrote: one self-contained file that registers its tools with navigator.modelContext.registerTool (the tool contract's JSON Schema subset: no pattern, format or default). Voicebox saves it as an app of its own (with versions), opens it, watches it for 2 s and answers with its tools, or with what does not work (refused tools, uncaught errors), which you can fix by writing it again under the same name.",
+			write).withArgsBound(writeArgsBound),
 	}
 })
+
+// writeArgsBound is write_mini_app's bound on its arguments: a page of 64 KiB (author.MaxPageBytes) is longer
+// as a JSON string (each quote, backslash and line break escaped), so its arguments may be 3 × as long; the
+// page's own bound is checked on the page.
+const writeArgsBound = 3*author.MaxPageBytes + 1024
+
+// withArgsBound raises a verb's bound on its arguments' bytes (toolcontract.Tool.WithArgsBound).
+func (v *Verb) withArgsBound(n int) *Verb {
+	v.Tool = v.Tool.WithArgsBound(n)
+	return v
+}
 
 // declare accepts a verb's declaration through the tool contract, exactly as an app's tool would be.
 func declare(name, title string, doors Doors, schema, description string, run func(context.Context, *Env, Args) registry.Outcome) *Verb {

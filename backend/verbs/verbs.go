@@ -27,6 +27,11 @@ const (
 	Save   = "save_page_to_shelf"
 	// CallTool reaches an app tool by its exposed name (Gemini Live only; see the table).
 	CallTool = "call_mini_app_tool"
+	// The assistant writes and changes apps (backend/author; docs/authoring.md).
+	Create = "create_mini_app"
+	Edit   = "edit_mini_app"
+	Revert = "revert_mini_app"
+	Write  = "write_mini_app" // MCP only: the client's own model wrote the page
 )
 
 // Op names in the activity log for the verbs the registry does not log itself.
@@ -41,10 +46,14 @@ const MaxCatalog = 200
 
 // Args are the verbs' arguments (each verb uses some of them).
 type Args struct {
-	Ref       string `json:"ref"`
-	AppID     string `json:"appId"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
+	Ref         string `json:"ref"`
+	AppID       string `json:"appId"`
+	Name        string `json:"name"`
+	Arguments   string `json:"arguments"`
+	Description string `json:"description"`
+	App         string `json:"app"`
+	Change      string `json:"change"`
+	HTML        string `json:"html"`
 }
 
 // Decode checks raw against the verb's declaration and reads it; no arguments at all stand for {}. When ok

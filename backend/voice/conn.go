@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/voicebox/voicebox/backend/verbs"
 	"github.com/voicebox/voicebox/backend/voice/internal/upstream"
 )
 
@@ -142,9 +143,16 @@ func (c *conn) OfferResume(handle string) {
 	c.s.mu.Unlock()
 }
 
-// Call runs one function call of the model.
-func (c *conn) Call(ctx context.Context, name string, args json.RawMessage) upstream.Result {
-	return answer(c.s.disp.call(ctx, name, args))
+// Call runs one function call of the model. A build it started (verbs.Pending) is followed to its end,
+// which the session tells the model then (session.late).
+func (c *conn) Call(ctx context.Context, id, name string, args json.RawMessage) upstream.Result {
+	out := c.s.disp.call(ctx, name, args)
+	res := answer(out)
+	if job, ok := verbs.Pending(name, out); ok {
+		res.Pending = true
+		go c.s.late(c, id, name, job)
+	}
+	return res
 }
 
 // State tells the room what the model is doing.

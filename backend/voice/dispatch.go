@@ -39,6 +39,7 @@ func newDispatcher(cfg Config, provider string) *dispatcher {
 		Log:     func(a registry.Activity) { cfg.Bus.Publish(registry.EventActivity, a) },
 		ShowApp: showApp,
 		Call:    d.run,
+		Author:  cfg.Author,
 	}
 	return d
 }
@@ -178,6 +179,9 @@ func buildTools(provider string, snap *exposed.Snapshot) (upstream.Tools, error)
 		if err != nil {
 			return upstream.Tools{}, err
 		}
+		if provider == ProviderGemini && (v.Name() == verbs.Create || v.Name() == verbs.Edit) {
+			d = nonBlocking(d) // answered at once, ended later (gemini.Driver.Late)
+		}
 		decls = append(decls, d)
 	}
 	apps, _, err := snap.Declarations(provider)
@@ -191,4 +195,50 @@ func buildTools(provider string, snap *exposed.Snapshot) (upstream.Tools, error)
 		h.Write([]byte{0})
 	}
 	return upstream.Tools{Declarations: decls, Signature: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// nonBlocking marks a Gemini function declaration NON_BLOCKING: the model goes on talking while it runs, and
+// its responses may come later (Gemini Live's asynchronous function calling).
+func nonBlocking(decl json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(decl, &m) != nil {
+		return decl
+	}
+	m["behavior"] = "NON_BLOCKING"
+	b, err := json.Marshal(m)
+	if err != nil {
+		return decl
+	}
+	return b
+}
+
+// lateText says how a build ended, for the model (the voice session's late result): the app and its tools by
+// the names this session calls them, or what does not work, or why nothing was built.
+func lateText(out registry.Outcome) string {
+	if !out.OK {
+		return fmt.Sprintf("[Voicebox] The mini-app could not be built: %s (%s). Tell the person briefly, in plain words.", out.Message, out.Refused)
+	}
+	var b struct {
+		Status   string   `json:"status"`
+		Version  int      `json:"version"`
+		Message  string   `json:"message"`
+		Problems []string `json:"problems"`
+		App      struct {
+			Title string     `json:"title"`
+			Tools []toolInfo `json:"tools"`
+		} `json:"app"`
+	}
+	_ = json.Unmarshal(out.Result, &b)
+	var tools []string
+	for _, t := range b.App.Tools {
+		tools = append(tools, fmt.Sprintf("%s (%s)", t.Name, t.Description))
+	}
+	list := "none"
+	if len(tools) > 0 {
+		list = strings.Join(tools, "; ")
+	}
+	if len(b.Problems) > 0 {
+		return fmt.Sprintf("[Voicebox] The mini-app %q is open (version %d) but does not work yet: %s. Its tools that work: %s. Tell the person honestly what does not work.", b.App.Title, b.Version, strings.Join(b.Problems, "; "), list)
+	}
+	return fmt.Sprintf("[Voicebox] The mini-app %q is built and open (version %d). Its tools, which you can call now: %s. Tell the person in one sentence what it can do.", b.App.Title, b.Version, list)
 }

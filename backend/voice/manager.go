@@ -122,23 +122,7 @@ func (m *Manager) key(provider string) (string, string) {
 	if m.cfg.Settings != nil {
 		v = m.cfg.Settings.Get()
 	}
-	switch provider {
-	case ProviderOpenAI:
-		if k := strings.TrimSpace(v.OpenAIKey); k != "" {
-			return k, "settings"
-		}
-		if k := strings.TrimSpace(m.cfg.Getenv(EnvOpenAIKey)); k != "" {
-			return k, "env"
-		}
-	case ProviderGemini:
-		if k := strings.TrimSpace(v.GeminiKey); k != "" {
-			return k, "settings"
-		}
-		if k := strings.TrimSpace(m.cfg.Getenv(EnvGeminiKey)); k != "" {
-			return k, "env"
-		}
-	}
-	return "", ""
+	return v.APIKey(provider, m.cfg.Getenv)
 }
 
 func (m *Manager) model(provider string) string {

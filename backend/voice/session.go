@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/voicebox/voicebox/backend/display"
+	"github.com/voicebox/voicebox/backend/verbs"
 	"github.com/voicebox/voicebox/backend/voice/internal/gemini"
 	"github.com/voicebox/voicebox/backend/voice/internal/openai"
 	"github.com/voicebox/voicebox/backend/voice/internal/upstream"
@@ -407,6 +408,35 @@ func (s *session) setMode(always bool) error {
 		return c.drv.SetMode(always)
 	}
 	return nil
+}
+
+// lateWait bounds how long a build's end waits for a connection to tell it on (the session reconnecting).
+const lateWait = 30 * time.Second
+
+// late follows a build a call of origin started to its end and tells the model then (Driver.Late), on the
+// connection the session has at that moment.
+func (s *session) late(origin *conn, callID, name, job string) {
+	out := verbs.Await(s.ctx, &s.disp.env, job)
+	if s.ctx.Err() != nil {
+		return
+	}
+	res := answer(out)
+	deadline := time.Now().Add(lateWait)
+	for {
+		if c := s.current(); c != nil {
+			if err := c.drv.Late(callID, name, lateText(out), res, c == origin); err == nil {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // toolset is what the session declares now.

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
 	"github.com/voicebox/voicebox/backend/registry"
@@ -38,8 +39,8 @@ const (
 	OpenAIURL = "wss://api.openai.com/v1/realtime"
 	GeminiURL = "wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent"
 
-	EnvOpenAIKey = "OPENAI_API_KEY"
-	EnvGeminiKey = "GEMINI_API_KEY"
+	EnvOpenAIKey = settings.EnvOpenAIKey
+	EnvGeminiKey = settings.EnvGeminiKey
 	EnvOpenAIURL = "VOICEBOX_OPENAI_URL" // replaces the whole WebSocket URL (proxies, tests)
 	EnvGeminiURL = "VOICEBOX_GEMINI_URL"
 )
@@ -147,6 +148,7 @@ type Config struct {
 	Exposed  *exposed.Table
 	Settings *settings.Store // keys and models; may be nil (environment only)
 	Library  verbs.Library   // for list_mini_apps and save_page_to_shelf; may be nil
+	Author   *author.Service // writes and changes apps (create_mini_app, …); nil: those verbs refuse
 	Getenv   func(string) string
 	// Backoff is the wait before reconnect attempt n (1-based). Default: 250 ms doubling to 8 s, ±20%.
 	Backoff      func(attempt int) time.Duration
@@ -162,4 +164,6 @@ const DefaultInstructions = "You are the voice of Voicebox, a room where a perso
 	"<app>__<tool>. To use an app that is not open, call launch_mini_app: its answer lists the new app's " +
 	"tools, which you may call right away in the same turn. list_mini_apps shows what is open and what can " +
 	"be opened. A refused call answers {\"ok\":false,\"refused\":code,\"path\",\"message\"}: fix the " +
-	"arguments or tell the person. Keep spoken answers short."
+	"arguments or tell the person. When the person asks for an app that does not exist, write it with " +
+	"create_mini_app (and change one with edit_mini_app, undo with revert_mini_app): say at once that you are " +
+	"building it; a later message tells you when it is open and what its tools are. Keep spoken answers short."

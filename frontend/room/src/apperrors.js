@@ -1,8 +1,9 @@
 // A broken app says so (docs/room.md, "Feedback"): the SDK passes the app's uncaught errors and unhandled
 // rejections, with file and line, over its port; the bridge bounds them (backend/sandbox/bridge.js,
 // onAppError) and hands them to the room, which marks the app's window ("error" in its bar and a strip
-// that names the first) and logs each in the activity log. The room keeps the first KEEP per document.
-import { logActivity } from "./ui.js";
+// that names the first) and reports each to Go (RegistryService.Report: Go's record of the document, which
+// the written apps' check reads, and the activity log's line). The room keeps the first KEEP per document.
+import { call } from "./transport.js";
 
 const KEEP = 20;
 
@@ -19,7 +20,7 @@ export function appError(app, d) {
   const first = app.errors[0];
   const more = app.errorCount > 1 ? ` (and ${app.errorCount - 1} more in the activity log)` : "";
   if (app.win) app.win.setError({ text: `${first.message}${first.where ? ` at ${first.where}` : ""}${more}`, count: app.errorCount });
-  logActivity(app.title, d.kind === "rejection" ? "unhandled rejection" : "script error", where || undefined, message, true);
+  call("RegistryService.Report", app.appId, { title: app.title, error: { kind: d.kind, message, where } }).catch(() => {});
 }
 
 // appErrorsGone forgets an app's errors when its document goes (a reload, a navigation).

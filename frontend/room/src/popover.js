@@ -77,6 +77,7 @@ export function openWindow({ title, appId, onClose, onReload, onFocus, into }) {
     body,
     focus: () => windows.front(win),
     setStatus: (text) => { said = text; showStatus(); },
+    setTitle: (text) => { title = text; titleEl.textContent = text; win.setAttribute("aria-label", text); },
     // setError shows that the app is broken: "error" in the bar and a strip with the newest error and how
     // many there were (null clears it: the app was reloaded).
     setError: (e) => {

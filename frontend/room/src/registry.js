@@ -174,11 +174,21 @@ class MiniApp {
     this.refused = Array.isArray(d.refused) ? d.refused : [];
   }
 
+  // reportRefused tells Go the declarations the bridge refused (registry.Health), when they changed: most
+  // documents have none, and then this costs nothing.
+  async reportRefused() {
+    const key = JSON.stringify(this.refused);
+    if (key === (this.reportedRefused || "[]")) return;
+    this.reportedRefused = key;
+    await call("RegistryService.Report", this.appId, { title: this.title, refused: this.refused });
+  }
+
   // mirror tells Go this app's tools, then settles whoever waits for the app to be ready.
   async mirror(first) {
     this.showCounts();
     changed();
     try {
+      await this.reportRefused();
       const verdicts = await call("RegistryService.Register", roomId, this.appId, this.title, this.slug || "", this.tools);
       const goRefused = (verdicts || []).filter((v) => !v.ok);
       for (const v of goRefused) logRefusal(`${this.title} (Go)`, v);
@@ -219,6 +229,7 @@ class MiniApp {
     const had = this.ready;
     this.tools = [];
     this.refused = [];
+    this.reportedRefused = ""; // Go forgets the document's report with its tools (Unregister)
     this.ready = false;
     appErrorsGone(this);
     if (this.win) this.win.setStatus("reloading…");
@@ -226,6 +237,19 @@ class MiniApp {
       call("RegistryService.Unregister", this.appId).catch(() => {});
       track({ op: "reload", appId: this.appId }); // a new document is loading
     }
+    changed();
+  }
+
+  // renew loads another launch of this app (a written app's new version: Go's fresh launch) into its window,
+  // where the person left it; whoever waits for it hears when the new document is ready.
+  renew(info) {
+    call("SandboxService.Release", this.launchId).catch(() => {});
+    if (this.conn) { this.hangUp(); this.unloaded(); }
+    this.ready = false;
+    Object.assign(this, { title: info.title, launchId: info.launchId, bridgeURL: info.bridgeURL, bridgeOrigin: info.bridgeOrigin, bridgeDoc: undefined });
+    this.win.setTitle(info.title);
+    this.frame.title = info.title;
+    this.frame.src = info.bridgeURL;
     changed();
   }
 
@@ -363,6 +387,8 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   if (!config) await configReady;
   if (guardProblem()) throw new LaunchError("mini-apps-disabled", guardMessage());
   const req = typeof what === "string" ? { ref: what } : { ...(what || {}) };
+  const fresh = req.fresh === true; // an open app loads what ref names now (registry.Reopen)
+  delete req.fresh;
   req.room = roomId;
   let info;
   try {
@@ -374,6 +400,11 @@ export async function launch(what, { bound, onOpen, by = "person" } = {}) {
   }
   if (bound === undefined) bound = config.limits.launchTimeoutMs;
   const existing = apps.get(info.appId);
+  if (existing && fresh && req.ref) {
+    existing.renew(info);
+    existing.win.focus();
+    return existing.whenReady(bound);
+  }
   if (existing) {
     if (req.ref || (req.document && existing.request.document === req.document)) { // the same app or file: bring it up
       call("SandboxService.Release", info.launchId).catch(() => {});
@@ -497,7 +528,7 @@ async function answer(req) {
       fromGo.set(req.id, e);
       const onOpen = (app) => { e.app = app; if (e.cancelled) closeIf(app); };
       try {
-        const r = await launch(req.ref, { bound: 0, onOpen, by: "model" });
+        const r = await launch(req.fresh ? { ref: req.ref, fresh: true } : req.ref, { bound: 0, onOpen, by: "model" });
         return { ok: true, appId: r.appId };
       } finally { // Go's cancel may still be on its way after the answer: keep the entry as long as Go waits
         setTimeout(() => { if (fromGo.get(req.id) === e) fromGo.delete(req.id); }, config ? config.limits.launchTimeoutMs : 0);

@@ -328,6 +328,29 @@ func (d *Driver) Handle(b []byte) {
 	}
 }
 
+// Late tells the model how a build ended. On the connection the call was made on, that is the function's
+// last response (willContinue false), as Gemini's asynchronous function calling has it: the call was
+// declared NON_BLOCKING and first answered with willContinue. On a later connection (the session resumed
+// with the new app's tools meanwhile) the call's id means nothing, so the end is a turn of text.
+func (d *Driver) Late(callID, name, text string, res upstream.Result, sameConn bool) error {
+	if sameConn && callID != "" {
+		resp := map[string]any{"output": res.Output}
+		if !res.OK {
+			resp = map[string]any{"error": res.Refusal}
+		}
+		return d.l.Send(map[string]any{"toolResponse": map[string]any{"functionResponses": []any{map[string]any{
+			"id": callID, "name": name, "response": resp, "willContinue": false, "scheduling": "WHEN_IDLE",
+		}}}})
+	}
+	d.mu.Lock()
+	d.turnActive = true
+	d.mu.Unlock()
+	return d.l.Send(map[string]any{"clientContent": map[string]any{
+		"turns":        []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": text}}}},
+		"turnComplete": true,
+	}})
+}
+
 // runCalls runs one toolCall's function calls in order and answers those not cancelled in one
 // toolResponse.
 func (d *Driver) runCalls(calls []gmCall) {
@@ -344,7 +367,7 @@ func (d *Driver) runCalls(calls []gmCall) {
 			if len(args) == 0 || string(args) == "null" {
 				args = json.RawMessage(`{}`)
 			}
-			res = d.l.Call(ctx, call.Name, args)
+			res = d.l.Call(ctx, call.ID, call.Name, args)
 		}
 		cancel()
 		d.mu.Lock()
@@ -364,6 +387,10 @@ func (d *Driver) runCalls(calls []gmCall) {
 		fr := map[string]any{"name": call.Name, "response": resp}
 		if call.ID != "" {
 			fr["id"] = call.ID
+		}
+		if res.Pending { // a NON_BLOCKING function (the verbs that build): more responses follow (Late)
+			fr["willContinue"] = true
+			fr["scheduling"] = "WHEN_IDLE"
 		}
 		responses = append(responses, fr)
 	}

@@ -271,6 +271,18 @@ func (d *Driver) syncTools() {
 	}
 }
 
+// Late tells the model how a build ended: the call's output was given at once ("building"), so the end is a
+// message of the conversation (a system item naming the app and its tools), then a response when none is in
+// progress (createResponse waits for the active one), as OpenAI documents for results that arrive later.
+func (d *Driver) Late(_, _, text string, _ upstream.Result, _ bool) error {
+	if err := d.l.Send(map[string]any{"type": "conversation.item.create", "item": map[string]any{
+		"type": "message", "role": "system", "content": []any{map[string]any{"type": "input_text", "text": text}},
+	}}); err != nil {
+		return err
+	}
+	return d.createResponse()
+}
+
 // Handle reads one server event.
 func (d *Driver) Handle(b []byte) {
 	var ev oaEvent
@@ -414,7 +426,7 @@ func (d *Driver) work(r *oaResponse) {
 	var answers []answer
 	for call := range r.calls {
 		d.l.State(upstream.Thinking)
-		res := d.l.Call(r.ctx, call.name, call.args)
+		res := d.l.Call(r.ctx, call.callID, call.name, call.args)
 		answers = append(answers, answer{call.callID, res})
 	}
 	cancelled := r.status == "cancelled" || r.status == "failed" || r.ctx.Err() != nil

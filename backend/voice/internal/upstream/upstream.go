@@ -44,8 +44,9 @@ type Link interface {
 	Resumed() bool
 	// OfferResume keeps a handle the provider offered for the next connection.
 	OfferResume(handle string)
-	// Call runs one function call of the model, validated and bounded by the session.
-	Call(ctx context.Context, name string, args json.RawMessage) Result
+	// Call runs one function call of the model (id: the provider's call id), validated and bounded by the
+	// session. A Result that is Pending answered at once; its end reaches the driver later (Driver.Late).
+	Call(ctx context.Context, id, name string, args json.RawMessage) Result
 
 	// State tells the room what the model is doing.
 	State(s State)
@@ -84,6 +85,10 @@ type Driver interface {
 	Text(text string) error              // a typed message
 	SetMode(always bool) error           // push-to-talk or always listening
 	ToolsChanged()                       // the open apps' tools changed
+	// Late tells the model how a call that answered Pending ended (a mini-app built: backend/author), as the
+	// provider documents for late results: text says it in words; res is the end as the call's own answer.
+	// sameConn: the call was made on this connection (its id still means something here).
+	Late(callID, name, text string, res Result, sameConn bool) error
 }
 
 // State is what the model is doing, as a driver sees it.
@@ -141,6 +146,8 @@ type Result struct {
 	OK      bool
 	Output  json.RawMessage // the app's result (null when it returned nothing), when OK
 	Refusal json.RawMessage // {"ok":false,"refused":code,"path","message"}, when not OK
+	// Pending: the call answered at once and goes on (create_mini_app, edit_mini_app); Late tells its end.
+	Pending bool
 }
 
 // Answer is how a result or refusal reads to the model: {"ok":true,"result":…} or the refusal.
