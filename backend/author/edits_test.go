@@ -196,7 +196,7 @@ func TestApplyEditMisses(t *testing.T) {
 	})
 	t.Run("matching nowhere shows the nearest actual lines; the good block is not applied", func(t *testing.T) {
 		blocks := []Block{
-			{"  <h1>Chess clock</h1>\n", "  <h1>Clock</h1>\n"}, // matches
+			{"  <h1>Chess clock</h1>\n", "  <h1>Clock</h1>\n"},                                        // matches
 			{"  <button id=\"start\">Begin</button>\n  <button id=\"pause\">Pause</button>\n", "x\n"}, // the model misremembered "Start"
 		}
 		got, err := ApplyEdit(clockPage, blocks)
