@@ -38,7 +38,7 @@ func (s *Service) build(ctx context.Context, j *job, page, change string) error 
 			switch {
 			case errors.As(err, &miss) && mismatches < MaxMismatches:
 				mismatches++
-				conv = append(conv, codemodel.Message{Role: "user", Text: retryPrompt(miss.Error())})
+				conv = append(conv, codemodel.Message{Role: "user", Text: retryPrompt(miss.Message())})
 			case errors.As(err, &miss) && !rewrite:
 				rewrite = true
 				what := change
@@ -48,7 +48,7 @@ func (s *Service) build(ctx context.Context, j *job, page, change string) error 
 				conv = append(conv, codemodel.Message{Role: "user", Text: rewritePrompt(page, what)})
 			case repairs < MaxRepairs:
 				repairs++
-				conv = append(conv, codemodel.Message{Role: "user", Text: retryPrompt(err.Error())})
+				conv = append(conv, codemodel.Message{Role: "user", Text: retryPrompt(feedback(err))})
 			default:
 				return err
 			}
@@ -56,6 +56,12 @@ func (s *Service) build(ctx context.Context, j *job, page, change string) error 
 		}
 		if err := ctx.Err(); err != nil {
 			return err // cancelled while the answer was read: nothing is written
+		}
+		if j.copyOf != "" { // the copy's first version is the page as it was, so revert finds it
+			if _, err := s.cfg.Workshop.Write(j.view.Slug, []byte(page), VersionInfo{Source: SourceCopy, Request: "a copy of " + j.copyOf}); err != nil {
+				return err
+			}
+			j.copyOf = ""
 		}
 		v, err := s.cfg.Workshop.Write(j.view.Slug, []byte(next), VersionInfo{Source: j.view.Kind, Request: j.view.Request, Model: j.view.Model})
 		if err != nil {
@@ -76,6 +82,7 @@ func (s *Service) build(ctx context.Context, j *job, page, change string) error 
 			return ctx.Err()
 		}
 		j.final = Final{App: app, Version: v, Problems: problems}
+		s.mark(j.view.Slug, v, problems)
 		s.update(j, true, func(v2 *JobView) {
 			v2.AppID, v2.Title, v2.Tools, v2.Problems = app.AppID, app.Title, app.Tools, problems
 		})
@@ -111,8 +118,19 @@ func apply(page, answer string) (next string, wrote bool, err error) {
 		}
 		return whole, true, nil
 	}
-	next, err = ApplyEdit(page, blocks)
-	return next, false, err
+	if next, err = ApplyEdit(page, blocks); err != nil {
+		return "", false, err
+	}
+	return next, false, CheckPage(next)
+}
+
+// feedback is what an answer that could not be used goes back to the model with.
+func feedback(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Message
+	}
+	return err.Error()
 }
 
 // ask streams one answer of the code model into the build's view.
@@ -186,4 +204,13 @@ func (s *Service) check(ctx context.Context, caller string, shown registry.Outco
 		problems = append(problems, fmt.Sprintf("and %d more errors", more))
 	}
 	return info, problems
+}
+
+// mark records a checked version's outcome in its Versions list (ok, or check-failed and the first problem).
+func (s *Service) mark(slug string, v int, problems []string) {
+	outcome, reason := OutcomeOK, ""
+	if len(problems) > 0 {
+		outcome, reason = OutcomeCheckFailed, problems[0]
+	}
+	_ = s.cfg.Workshop.Mark(slug, v, outcome, reason)
 }

@@ -72,6 +72,7 @@ type job struct {
 	view     JobView // guarded by Service.mu
 	client   codemodel.Client
 	replaces string // the open app its first version takes the place of (an edited copy)
+	copyOf   string // an edited copy: the file it copies, written as its first version before the edit
 	ctx      context.Context
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -170,6 +171,9 @@ func (s *Service) run(j *job, build func(ctx context.Context) error) {
 	}
 	if !j.final.Outcome.OK {
 		v.Code, v.Message = j.final.Outcome.Refused, j.final.Outcome.Message
+	}
+	if j.final.Version == 0 {
+		_ = s.cfg.Workshop.Discard(v.Slug) // nothing was written: the reserved home goes
 	}
 	v.Problems = j.final.Problems
 	if s.busy[v.Slug] == v.ID {

@@ -196,37 +196,24 @@ func (s *Service) Edit(caller, ref, change string) (Started, error) {
 	if err != nil {
 		return Started{}, err
 	}
-	slug, page := target.slug, target.entry.HTML
+	slug, page, copyOf := target.slug, target.entry.HTML, ""
 	if slug == "" { // a copy: its own written app, whose first version is the page as it was
 		if slug, err = s.cfg.Workshop.NewSlug(target.entry.Title); err != nil {
 			return Started{}, err
 		}
-		if _, err := s.cfg.Workshop.Write(slug, []byte(page), VersionInfo{Source: SourceCopy, Request: "a copy of " + target.entry.StoragePath}); err != nil {
-			return Started{}, err
-		}
-	} else if page, err = s.current(slug); err != nil {
+		copyOf = target.entry.StoragePath
+	} else if b, err := s.cfg.Workshop.Current(slug); err != nil {
 		return Started{}, err
+	} else {
+		page = string(b)
 	}
 	j := s.start(caller, KindEdit, change, target.entry.Title, slug, client)
 	if j == nil {
 		return Started{}, refusal(CodeBuildInProgress, "%s is being changed already; wait for that to finish", target.entry.Title)
 	}
-	j.replaces = target.openID
+	j.replaces, j.copyOf = target.openID, copyOf
 	go s.run(j, func(ctx context.Context) error { return s.build(ctx, j, page, change) })
 	return j.started(), nil
-}
-
-// current is a written app's page as it is now.
-func (s *Service) current(slug string) (string, error) {
-	vs, err := s.cfg.Workshop.Versions(slug)
-	if err != nil {
-		return "", err
-	}
-	if len(vs) == 0 {
-		return "", refusal(CodeNotWritten, "%s has no version yet", slug)
-	}
-	b, err := s.cfg.Workshop.Read(slug, vs[0].Number)
-	return string(b), err
 }
 
 // target is the app an edit or a revert works on.
@@ -335,10 +322,10 @@ func (s *Service) Write(ctx context.Context, caller, name, html string) Final {
 	if len(html) > MaxPageBytes {
 		return failed(registry.Outcome{Refused: toolcontract.CodeInvalidArgumentLength, Path: "/html", Message: fmt.Sprintf("the page is %d bytes, max %d", len(html), MaxPageBytes)})
 	}
-	page, err := ExtractHTML(html)
-	if err != nil {
+	if err := CheckPage(html); err != nil {
 		return failed(Outcome(err))
 	}
+	page := html
 	slug, openID := "", ""
 	if t, err := s.resolve(name); err == nil && t.slug != "" {
 		slug, openID = t.slug, t.openID
@@ -355,6 +342,9 @@ func (s *Service) Write(ctx context.Context, caller, name, html string) Final {
 		return failed(Outcome(err))
 	}
 	f := s.openChecked(ctx, caller, slug, openID, v, true)
+	if f.App.AppID != "" {
+		s.mark(slug, v, f.Problems)
+	}
 	s.logLine(caller, "write", name, "", &f.Outcome, time.Since(start), "", "")
 	return f
 }

@@ -24,10 +24,10 @@ import (
 
 // Where the Workshop keeps things, under the data folder.
 const (
-	// SandboxDir holds the written apps' homes, <data>/sandboxes/<slug>/index.html. It is the store's own
-	// sandbox root (backend/store, "Roots and depth"), so a written app is listed as a sandbox page with no
-	// change to the store, and saving it promotes it to the shelf like any page.
-	SandboxDir = "sandboxes"
+	// SandboxDir holds the written apps' homes, <data>/sandbox/<slug>/index.html: a sandbox root of the
+	// store that only Voicebox writes (store.WrittenAppsDir; beside <data>/sandboxes, the person's), so a
+	// written app is listed as a sandbox page, and saving it promotes it to the shelf like any page.
+	SandboxDir = store.WrittenAppsDir
 	// VersionsDir holds each app's versions, <data>/versions/<slug>/NNNN.html and index.json: outside the
 	// app's home, because a folder app serves the files beside its index.html, and outside every root the
 	// store walks, so no version is ever listed or served.
@@ -230,6 +230,33 @@ func (w *Workshop) NewSlug(title string) (string, error) {
 		return slug, nil
 	}
 	return "", fmt.Errorf("author: no free slug for %q after %d tries", base, maxSlugTries)
+}
+
+// Discard gives back a slug NewSlug reserved for a build that wrote nothing: its empty home goes. A home
+// with anything in it, or an app with versions, stays as it is.
+func (w *Workshop) Discard(slug string) error {
+	if !ValidSlug(slug) {
+		return fmt.Errorf("%w: %q", ErrBadSlug, slug)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	vr, err := os.OpenRoot(w.versions)
+	if err != nil {
+		return fmt.Errorf("author: %w", err)
+	}
+	defer vr.Close()
+	if _, err := vr.Lstat(slug); !errors.Is(err, os.ErrNotExist) {
+		return nil // it has versions: it is an app
+	}
+	sr, err := os.OpenRoot(w.sandboxes)
+	if err != nil {
+		return fmt.Errorf("author: %w", err)
+	}
+	defer sr.Close()
+	if err := sr.Remove(slug); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+		return fmt.Errorf("author: discard %s: %w", slug, err)
+	}
+	return nil
 }
 
 // Write atomically writes html as the app's page and records it as a new version, whose number it

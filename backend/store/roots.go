@@ -49,6 +49,10 @@ func (rs *rootSpec) ownsFolders(level int) bool {
 }
 
 // configureRoots rebuilds s.roots from the configuration. Caller holds opMu.
+// WrittenAppsDir is the sandbox root of the apps the assistant writes, <data>/sandbox/<slug>/index.html
+// (backend/author's Workshop is its only writer; docs/authoring.md).
+const WrittenAppsDir = "sandbox"
+
 func (s *Store) configureRoots() {
 	var roots []*rootSpec
 	seen := map[string]bool{}
@@ -62,6 +66,7 @@ func (s *Store) configureRoots() {
 	if s.data != "" {
 		add(rootShelf, filepath.Join(s.data, "mini-apps"))
 		add(rootSandbox, filepath.Join(s.data, "sandboxes"))
+		add(rootSandbox, filepath.Join(s.data, WrittenAppsDir))
 	}
 	for _, p := range s.extra {
 		add(rootSandbox, p)

@@ -15,7 +15,8 @@ func TestScannedSaysWhatIsWalked(t *testing.T) {
 	extra := filepath.Join(e.base, "homes")
 	s := e.open(t, extra)
 	got := fmt.Sprint(s.Scanned())
-	want := fmt.Sprint([]ScannedRoot{{"shelf", e.shelf, 0}, {"sandbox", e.sandboxes, 2}, {"sandbox", extra, 2}, {"workspace", e.ws, 1}})
+	written := filepath.Join(filepath.Dir(e.sandboxes), WrittenAppsDir)
+	want := fmt.Sprint([]ScannedRoot{{"shelf", e.shelf, 0}, {"sandbox", e.sandboxes, 2}, {"sandbox", written, 2}, {"sandbox", extra, 2}, {"workspace", e.ws, 1}})
 	if got != want {
 		t.Fatalf("Scanned() = %s, want %s", got, want)
 	}
