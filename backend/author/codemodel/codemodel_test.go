@@ -83,12 +83,28 @@ func stream(t *testing.T, ctx context.Context, c codemodel.Client, req codemodel
 	ctx, cancel := context.WithTimeout(ctx, backstop)
 	defer cancel()
 	var deltas []string
-	res, err := c.Stream(ctx, req, func(s string) {
-		deltas = append(deltas, s)
-		if onDelta != nil {
-			onDelta(s)
-		}
-	})
+	type outcome struct {
+		res codemodel.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := c.Stream(ctx, req, func(s string) {
+			deltas = append(deltas, s)
+			if onDelta != nil {
+				onDelta(s)
+			}
+		})
+		done <- outcome{res, err}
+	}()
+	var res codemodel.Result
+	var err error
+	select {
+	case o := <-done:
+		res, err = o.res, o.err
+	case <-time.After(backstop + 5*time.Second):
+		t.Fatal("Stream did not return after its context ended")
+	}
 	if err == nil {
 		return deltas, res, nil
 	}
