@@ -146,6 +146,7 @@ func (s *Service) start(caller, kind, request, name, slug string, client codemod
 // run runs a build and ends it: its final state, the activity log's line, the room's notice.
 func (s *Service) run(j *job, build func(ctx context.Context) error) {
 	err := build(j.ctx)
+	ended := j.ctx.Err() // before cancel: why the build's context ended, if it did
 	j.cancel()
 	s.mu.Lock()
 	v := &j.view
@@ -155,10 +156,10 @@ func (s *Service) run(j *job, build func(ctx context.Context) error) {
 	case err == nil, errors.As(err, &failedCheck): // it works, or the last version stays and says what is wrong
 		v.State = StateDone
 		j.final.Outcome = j.final.outcome()
-	case errors.Is(j.ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil:
+	case errors.Is(ended, context.DeadlineExceeded) && s.ctx.Err() == nil:
 		v.State = StateFailed
 		j.final.Outcome = registry.Outcome{Refused: codemodel.CodeFailed, Message: fmt.Sprintf("the build took longer than %s, so it was stopped", JobTimeout)}
-	case j.ctx.Err() != nil || isCancelled(err):
+	case ended != nil || isCancelled(err):
 		v.State = StateCancelled
 		msg := "the build was cancelled; nothing was written"
 		if j.final.Version > 0 {

@@ -68,7 +68,7 @@ func TestWorkshopWriteRevertRestore(t *testing.T) {
 	if err != nil || slug != "chess-clock" {
 		t.Fatalf("NewSlug = %q, %v", slug, err)
 	}
-	if want := filepath.Join(data, "sandboxes", "chess-clock", "index.html"); w.Path(slug) != want {
+	if want := filepath.Join(data, SandboxDir, "chess-clock", "index.html"); w.Path(slug) != want {
 		t.Fatalf("Path = %q, want %q", w.Path(slug), want)
 	}
 	if vs, err := w.Versions(slug); err != nil || len(vs) != 0 {
@@ -133,7 +133,7 @@ func TestWorkshopWriteRevertRestore(t *testing.T) {
 	}
 
 	// Versions live outside the home: the home holds the page alone.
-	entries, _ := os.ReadDir(filepath.Join(data, "sandboxes", slug))
+	entries, _ := os.ReadDir(filepath.Join(data, SandboxDir, slug))
 	if len(entries) != 1 || entries[0].Name() != "index.html" {
 		t.Fatalf("the home holds %v", entries)
 	}
@@ -196,7 +196,7 @@ func TestWorkshopNewSlug(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(data, "versions", "tip-calculator"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(data, "sandboxes", "timer"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(data, SandboxDir, "timer"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := w.NewSlug("Tip calculator"); s != "tip-calculator-2" {
@@ -358,7 +358,7 @@ func TestWorkshopRefusesBadSlugsAndInput(t *testing.T) {
 		t.Errorf("request kept with %d characters, model %q", len(r), vs[0].Model)
 	}
 	// Nothing was written anywhere but the good slug's two folders.
-	for _, dir := range []string{"sandboxes", "versions"} {
+	for _, dir := range []string{SandboxDir, "versions"} {
 		entries, _ := os.ReadDir(filepath.Join(data, dir))
 		if len(entries) != 1 || entries[0].Name() != "ok" {
 			t.Errorf("%s holds %v", dir, entries)
@@ -369,7 +369,7 @@ func TestWorkshopRefusesBadSlugsAndInput(t *testing.T) {
 func TestWorkshopRefusesLinks(t *testing.T) {
 	w, data := openTest(t)
 	outside := t.TempDir()
-	evilHome := filepath.Join(data, "sandboxes", "evil")
+	evilHome := filepath.Join(data, SandboxDir, "evil")
 	if err := os.Symlink(outside, evilHome); err != nil {
 		t.Fatal(err)
 	}
@@ -389,11 +389,11 @@ func TestWorkshopRefusesLinks(t *testing.T) {
 		t.Fatal("Current read through a home linked outside")
 	}
 	// The same with a relative link (os.Root refuses absolute ones by themselves).
-	rel, err := filepath.Rel(filepath.Join(data, "sandboxes"), outside)
+	rel, err := filepath.Rel(filepath.Join(data, SandboxDir), outside)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(rel, filepath.Join(data, "sandboxes", "evil2")); err != nil {
+	if err := os.Symlink(rel, filepath.Join(data, SandboxDir, "evil2")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Write("evil2", page(1), VersionInfo{Source: SourceCreate}); err == nil {
@@ -401,14 +401,14 @@ func TestWorkshopRefusesLinks(t *testing.T) {
 	}
 	// A link to another app's home, inside the root (relative: os.Root follows those), is refused too.
 	mustWrite(t, w, "real", page(1), VersionInfo{Source: SourceCreate})
-	if err := os.Symlink("real", filepath.Join(data, "sandboxes", "alias")); err != nil {
+	if err := os.Symlink("real", filepath.Join(data, SandboxDir, "alias")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Write("alias", page(2), VersionInfo{Source: SourceEdit}); err == nil || !bytes.Equal(onDisk(t, w, "real"), page(1)) {
 		t.Fatalf("Write through a home linked to another app: %v", err)
 	}
 	// A version folder linked outside.
-	if err := os.MkdirAll(filepath.Join(data, "sandboxes", "vers"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(data, SandboxDir, "vers"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(outside, filepath.Join(data, "versions", "vers")); err != nil {
@@ -447,10 +447,10 @@ func TestWorkshopRefusesLinks(t *testing.T) {
 func TestWorkshopOwns(t *testing.T) {
 	w, data := openTest(t)
 	mustWrite(t, w, "clock", page(1), VersionInfo{Source: SourceCreate})
-	if err := os.MkdirAll(filepath.Join(data, "sandboxes", "mine"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(data, SandboxDir, "mine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(data, "sandboxes", "mine", "index.html"), page(1), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(data, SandboxDir, "mine", "index.html"), page(1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -458,13 +458,13 @@ func TestWorkshopOwns(t *testing.T) {
 		slug string
 	}{
 		{w.Path("clock"), "clock"},
-		{filepath.Join(data, "sandboxes", "x", "..", "clock", "index.html"), "clock"},
-		{filepath.Join(data, "sandboxes", "mine", "index.html"), ""}, // put there by hand: no versions
-		{filepath.Join(data, "sandboxes", "clock", "other.html"), ""},
+		{filepath.Join(data, SandboxDir, "x", "..", "clock", "index.html"), "clock"},
+		{filepath.Join(data, SandboxDir, "mine", "index.html"), ""}, // put there by hand: no versions
+		{filepath.Join(data, SandboxDir, "clock", "other.html"), ""},
 		{filepath.Join(data, "versions", "clock", "0001.html"), ""},
-		{filepath.Join(data, "sandboxes", "clock", "sub", "index.html"), ""},
-		{filepath.Join("sandboxes", "clock", "index.html"), ""}, // relative
-		{filepath.Join(t.TempDir(), "sandboxes", "clock", "index.html"), ""},
+		{filepath.Join(data, SandboxDir, "clock", "sub", "index.html"), ""},
+		{filepath.Join(SandboxDir, "clock", "index.html"), ""}, // relative
+		{filepath.Join(t.TempDir(), SandboxDir, "clock", "index.html"), ""},
 	}
 	for _, tc := range tests {
 		slug, ok := w.Owns(tc.path)

@@ -225,8 +225,8 @@ func TestListShowsAppToolsAndVerbs(t *testing.T) {
 			t.Errorf("tools/list lacks %s; has %v", want, keys(tools))
 		}
 	}
-	if len(tools) != 5 {
-		t.Errorf("want 5 tools, got %v", keys(tools))
+	if want := 2 + len(verbs.For(verbs.MCP)); len(tools) != want {
+		t.Errorf("want %d tools, got %v", want, keys(tools))
 	}
 	st := tools["scoreboard__set_score"]
 	if !strings.Contains(st.Description, `"Scoreboard"`) || !strings.Contains(st.Description, "Add points to a team") {
@@ -431,7 +431,7 @@ func TestListChangedWhenAppsOpenAndClose(t *testing.T) {
 	drain()
 	h.reg.Goodbye(h.room.ID) // the room page went away: every app closes
 	waitChanged("room gone", lacks("scoreboard__set_score"))
-	if got := keys(toolNames(t, cs)); !slices.Equal(got, []string{verbs.Close, verbs.Launch, verbs.List}) {
+	if got := keys(toolNames(t, cs)); !slices.Equal(got, []string{verbs.Close, verbs.Create, verbs.Edit, verbs.Launch, verbs.List, verbs.Revert, verbs.Write}) {
 		t.Fatalf("after the room left: %v", got)
 	}
 	if r := refusedWith(t, call(t, cs, verbs.Launch, map[string]any{"ref": "timer"})); r.Refused != registry.CodeNoRoom {

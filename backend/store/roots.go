@@ -17,6 +17,8 @@ type rootSpec struct {
 	kind  rootKind
 	path  string // absolute, cleaned
 	order int    // position in s.roots (sandbox roots ordering)
+	// written: the written apps' sandbox root (WrittenAppsDir), where each app is a folder of its own
+	written bool
 }
 
 // maxDirLevel is the deepest folder level walked (root = 0).
@@ -45,28 +47,31 @@ func (rs *rootSpec) listsFile(level int, name string) bool {
 // ownsFolders reports whether a FolderEntry at this folder level makes its folder an app folder: the
 // workspace's and the shelf's direct subfolders (see the package doc, "Folder apps").
 func (rs *rootSpec) ownsFolders(level int) bool {
-	return level == 1 && (rs.kind == rootWorkspace || rs.kind == rootShelf)
+	return level == 1 && (rs.kind == rootWorkspace || rs.kind == rootShelf || rs.written)
 }
 
-// configureRoots rebuilds s.roots from the configuration. Caller holds opMu.
 // WrittenAppsDir is the sandbox root of the apps the assistant writes, <data>/sandbox/<slug>/index.html
-// (backend/author's Workshop is its only writer; docs/authoring.md).
+// (backend/author's Workshop is its only writer; docs/authoring.md). Each of its folders is one app, named
+// after the folder, as a workspace folder app is; its kind is a sandbox's (a page until saved).
 const WrittenAppsDir = "sandbox"
 
+// configureRoots rebuilds s.roots from the configuration. Caller holds opMu.
 func (s *Store) configureRoots() {
 	var roots []*rootSpec
 	seen := map[string]bool{}
-	add := func(kind rootKind, p string) {
+	add := func(kind rootKind, p string) *rootSpec {
 		if p == "" || seen[p] {
-			return
+			return &rootSpec{}
 		}
 		seen[p] = true
-		roots = append(roots, &rootSpec{kind: kind, path: p, order: len(roots)})
+		rs := &rootSpec{kind: kind, path: p, order: len(roots)}
+		roots = append(roots, rs)
+		return rs
 	}
 	if s.data != "" {
 		add(rootShelf, filepath.Join(s.data, "mini-apps"))
 		add(rootSandbox, filepath.Join(s.data, "sandboxes"))
-		add(rootSandbox, filepath.Join(s.data, WrittenAppsDir))
+		add(rootSandbox, filepath.Join(s.data, WrittenAppsDir)).written = true
 	}
 	for _, p := range s.extra {
 		add(rootSandbox, p)

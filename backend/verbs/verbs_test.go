@@ -107,9 +107,9 @@ func TestTableDoors(t *testing.T) {
 		return strings.Join(out, ",")
 	}
 	for door, want := range map[Doors]string{
-		MCP:         "launch_mini_app,list_mini_apps,close_mini_app",
-		VoiceOpenAI: "launch_mini_app,list_mini_apps,close_mini_app,save_page_to_shelf",
-		VoiceGemini: "launch_mini_app,list_mini_apps,close_mini_app,save_page_to_shelf,call_mini_app_tool",
+		MCP:         "launch_mini_app,list_mini_apps,close_mini_app,create_mini_app,edit_mini_app,revert_mini_app,write_mini_app",
+		VoiceOpenAI: "launch_mini_app,list_mini_apps,close_mini_app,save_page_to_shelf,create_mini_app,edit_mini_app,revert_mini_app",
+		VoiceGemini: "launch_mini_app,list_mini_apps,close_mini_app,save_page_to_shelf,call_mini_app_tool,create_mini_app,edit_mini_app,revert_mini_app",
 	} {
 		if got := names(door); got != want {
 			t.Errorf("door %d declares %s, want %s", door, got, want)

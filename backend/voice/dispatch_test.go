@@ -90,6 +90,7 @@ func TestToolsetMapping(t *testing.T) {
 		if provider == ProviderGemini {
 			wantNames += ",call_mini_app_tool"
 		}
+		wantNames += ",create_mini_app,edit_mini_app,revert_mini_app"
 		if got := strings.Join(names[:len(names)-3], ","); got != wantNames {
 			t.Errorf("%s verbs %s", provider, got)
 		}

@@ -47,7 +47,7 @@ const (
 // list and is served by the Responses API; gemini-3.5-flash is the model google.golang.org/genai's own
 // streaming example uses, fast enough to write a page while the person waits.
 const (
-	DefaultOpenAIModel = "gpt-5.5"
+	DefaultOpenAIModel = "gpt-5.4-mini"
 	DefaultGeminiModel = "gemini-3.5-flash"
 )
 
