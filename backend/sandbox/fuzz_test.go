@@ -43,7 +43,12 @@ func FuzzInjectSDK(f *testing.F) {
 		if got := firstScriptOf(t, out); got != "\x01SDK\x01" {
 			t.Fatalf("InjectSDK(%q) = %q: the first script is %q", page, out, got)
 		}
+		// x/net's parser follows the WHATWG tree builder, where a NUL before the doctype makes the page
+		// quirky; Chromium's and WebKit's tokenizers skip it (leadingDoctype): either doctype may be kept.
 		want, got := doctypeOf(t, strings.TrimPrefix(page, bom)), doctypeOf(t, strings.TrimPrefix(out, bom))
+		if want != got && got != "" && strings.Contains(page, "\x00") {
+			want = doctypeOf(t, strings.ReplaceAll(strings.TrimPrefix(page, bom), "\x00", ""))
+		}
 		if want != got && (got != "" || strings.Contains(page[strings.Index(asciiLower(page), "<!doctype"):], ">")) {
 			t.Fatalf("InjectSDK(%q) = %q: doctype %q, the page's is %q", page, out, got, want)
 		}

@@ -42,7 +42,7 @@ func InjectSDK(page string, sdkTag string) string {
 }
 
 // leadingDoctype returns the doctype that decides the page's rendering mode: the first token that is not
-// white space or a comment, when it is a doctype the browser reads as one token ("" otherwise), the byte
+// white space, NUL or a comment, when it is a doctype the browser reads as one token ("" otherwise), the byte
 // offset just past it, and whether only white space precedes it.
 func leadingDoctype(page string) (doctype string, end int, first bool) {
 	z := html.NewTokenizer(strings.NewReader(page))
@@ -54,13 +54,17 @@ func leadingDoctype(page string) (doctype string, end int, first bool) {
 		case html.CommentToken:
 			first = false
 		case html.TextToken:
-			if strings.Trim(string(raw), " \t\n\r\f") != "" {
+			// White space is ignored before the doctype. So is NUL in Chromium and WebKit, whose tokenizers
+			// skip it in the data state (the WHATWG tree builder would make the page quirky); the tag then
+			// goes first, after a copy of the doctype, so that only white space ever precedes a doctype.
+			if strings.Trim(string(raw), " \t\n\r\f\x00") != "" {
 				return "", 0, false
 			}
+			first = first && strings.IndexByte(string(raw), 0) < 0
 		case html.DoctypeToken:
 			d := string(raw)
 			if len(d) < len("<!doctype>") || !strings.EqualFold(d[:len("<!doctype")], "<!doctype") ||
-				strings.IndexByte(d, '>') != len(d)-1 || page[pos:pos+len(d)] != d {
+				strings.IndexByte(d, '>') != len(d)-1 || pos+len(d) > len(page) || page[pos:pos+len(d)] != d {
 				return "", 0, false
 			}
 			return d, pos + len(d), first
