@@ -75,7 +75,7 @@ func doctypeOf(t *testing.T, doc string) string {
 
 // FuzzAppCSP: whatever the settings, the origin and the folder path say, the policy keeps its directives:
 // no host or path can end one or add one, and fetch() and forms reach the app's folder on the bridge origin
-// (one path source) or nothing.
+// (one path source) or nothing; and AssetCSP allows no script.
 func FuzzAppCSP(f *testing.F) {
 	f.Add("cdn.jsdelivr.net", "http://localhost:1", "/app/0123abcd/")
 	f.Add("a.com; script-src *", "wails://wails", "/app/x; connect-src *")
@@ -102,6 +102,11 @@ func FuzzAppCSP(f *testing.F) {
 			if strings.Count(csp, d) != 1 || !strings.Contains(csp, d+" "+want+";") {
 				t.Fatalf("%s opened: %q", d, csp)
 			}
+		}
+		// AssetCSP, from the same settings: no script, sandboxed without allow-scripts, whatever they say.
+		asset := strings.Split(AssetCSP(origin, "http://127.0.0.1:2", appPath, []string{host}), "; ")
+		if len(asset) != 17 || asset[1] != "script-src 'none'" || asset[16] != "sandbox" || asset[7] != "worker-src 'none'" {
+			t.Fatalf("AssetCSP(%q, %q, %q) = %q", origin, appPath, host, asset)
 		}
 	})
 }
