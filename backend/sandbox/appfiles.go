@@ -112,6 +112,10 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request, at *site) {
 		s.appDocument(w, r, l, string(b), s.sdk.tagFor(string(b)), s.appCSP(l))
 		return
 	}
+	if dest == "iframe" || dest == "frame" { // only a page is a document in the app's frame (docs/sandbox.md)
+		plain(w, http.StatusNotFound, "not found")
+		return
+	}
 	s.appAsset(w, r, l, rel)
 }
 
@@ -131,9 +135,11 @@ func (s *Server) appDocument(w http.ResponseWriter, r *http.Request, l Launch, p
 }
 
 // appAsset sends a file of a folder app as it is on disk now: its type from the fixed table (nosniff
-// stays), the app's CSP (whatever renders it as a document is sandboxed the same way), and CORS for the
-// app's opaque origin ("null") only, so module scripts, fonts and fetch() of the app's own files work. The
-// app's CSP keeps it to its own AppPath; nothing else on this server sends CORS headers.
+// stays), AssetCSP (whatever a browser renders as a document from it, an SVG or an XML file, runs no
+// script: only the confined pages may), and CORS for the app's opaque origin ("null") only, so module
+// scripts, fonts and fetch() of the app's own files work. The app's CSP keeps it to its own AppPath;
+// nothing else on this server sends CORS headers. A file that is not a page never gets here as a frame
+// (serveApp refuses it).
 func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel string) {
 	f, size, err := l.Folder.Open(rel)
 	if err != nil {
@@ -143,7 +149,7 @@ func (s *Server) appAsset(w http.ResponseWriter, r *http.Request, l Launch, rel 
 	defer f.Close()
 	h := w.Header()
 	h.Set("Content-Type", ContentType(rel))
-	h.Set("Content-Security-Policy", s.appCSP(l))
+	h.Set("Content-Security-Policy", AssetCSP(l.Origin, s.roomOrigin, AppPath(l.Token), s.cdn()))
 	h.Add("Vary", "Origin")
 	if r.Header.Get("Origin") == "null" {
 		h.Set("Access-Control-Allow-Origin", "null")

@@ -331,3 +331,81 @@ func TestContentTypeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestNonHTMLDocuments (issue 28, finding 2): a file of the folder that a browser could render as a
+// document with scripts (an SVG, XML with XHTML elements, an XSLT stylesheet, a page asked for as
+// anything but a frame) is never served as the app's frame, and everything the folder serves but its
+// confined pages carries AssetCSP: no script, sandboxed without allow-scripts. The e2e case "documents
+// that are not HTML" shows the same in the browsers.
+func TestNonHTMLDocuments(t *testing.T) {
+	a := newFolderApp(t)
+	base := AppPath(a.l.Token)
+	files := map[string]string{
+		"evil.svg":   `<svg xmlns="http://www.w3.org/2000/svg"><script>top.postMessage(1, "*")</script></svg>`,
+		"evil.xml":   `<html xmlns="http://www.w3.org/1999/xhtml"><script>top.postMessage(1, "*")</script></html>`,
+		"evil.xhtml": `<html xmlns="http://www.w3.org/1999/xhtml"><script>top.postMessage(1, "*")</script></html>`,
+		"evil.txt":   `<script>top.postMessage(1, "*")</script>`,
+		"evil.SVG":   `<svg xmlns="http://www.w3.org/2000/svg"><script>top.postMessage(1, "*")</script></svg>`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(a.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asset := AssetCSP("http://"+bridge, room, base, []string{"cdn.jsdelivr.net", "unpkg.com"})
+	for _, rel := range []string{"evil.svg", "evil.SVG", "evil.xml", "evil.xhtml", "evil.txt", "logo.png", "script.js", "data.json"} {
+		// As the app's frame (a navigation of it): refused, whatever the file.
+		for _, dest := range []string{"iframe", "frame"} {
+			if r := get(t, a.ts, "GET", base+rel, map[string]string{"Sec-Fetch-Dest": dest}); r.status != 404 || strings.Contains(r.body, "postMessage") {
+				t.Errorf("%s as %s: %d %q, want 404", rel, dest, r.status, r.body)
+			}
+		}
+		// As anything else, or where the browser does not say: the file, under AssetCSP.
+		for _, dest := range []string{"image", "object", "embed", "empty", ""} {
+			hdr := map[string]string{}
+			if dest != "" {
+				hdr["Sec-Fetch-Dest"] = dest
+			}
+			r := get(t, a.ts, "GET", base+rel, hdr)
+			if r.status != 200 || r.header.Get("Content-Security-Policy") != asset || r.header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s as %q: %d, CSP %q", rel, dest, r.status, r.header.Get("Content-Security-Policy"))
+			}
+		}
+	}
+	// A page asked for as an object or an embed is not a confined document: it gets AssetCSP too.
+	if r := get(t, a.ts, "GET", base+"page2.html", map[string]string{"Sec-Fetch-Dest": "object"}); r.status != 200 || r.header.Get("Content-Security-Policy") != asset || strings.Contains(r.body, "<script>") {
+		t.Errorf("page2.html as an object: %d %q %q", r.status, r.header.Get("Content-Security-Policy"), r.body)
+	}
+	// The control: the same page as a frame is the confined document under the app's policy.
+	if r := get(t, a.ts, "GET", base+"page2.html", map[string]string{"Sec-Fetch-Dest": "iframe"}); r.status != 200 || strings.Contains(r.header.Get("Content-Security-Policy"), "script-src 'none'") || !strings.Contains(r.body, "RTC") {
+		t.Errorf("page2.html as a frame: %d %q", r.status, r.header.Get("Content-Security-Policy"))
+	}
+}
+
+// TestAssetCSP: the app's policy with no script and nothing to reach, directive for directive.
+func TestAssetCSP(t *testing.T) {
+	app := strings.Split(AppCSP("http://127.0.0.2:5", room, "/app/abc/", []string{"cdn.jsdelivr.net"}), "; ")
+	asset := strings.Split(AssetCSP("http://127.0.0.2:5", room, "/app/abc/", []string{"cdn.jsdelivr.net"}), "; ")
+	if len(asset) != len(app) {
+		t.Fatalf("AssetCSP has %d directives, AppCSP %d: %q", len(asset), len(app), asset)
+	}
+	none := map[string]bool{"script-src": true, "connect-src": true, "worker-src": true, "form-action": true, "frame-src": true, "base-uri": true}
+	for i, d := range asset {
+		name, _, _ := strings.Cut(d, " ")
+		switch {
+		case none[name]:
+			if d != name+" 'none'" {
+				t.Errorf("%s", d)
+			}
+		case name == "sandbox":
+			if d != "sandbox" {
+				t.Errorf("%s: want the sandbox directive without allow-scripts", d)
+			}
+		case d != app[i]:
+			t.Errorf("%s, the app's is %s", d, app[i])
+		}
+	}
+	if !strings.Contains(strings.Join(asset, "; "), "frame-ancestors http://127.0.0.2:5 "+room) {
+		t.Errorf("frame-ancestors: %q", asset)
+	}
+}

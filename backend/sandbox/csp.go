@@ -38,6 +38,29 @@ func ChildCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) strin
 	return strings.Join(out, "; ")
 }
 
+// AssetCSP is the policy of every response from an app's folder that is not one of its confined documents
+// (appAsset: scripts, styles, images, data, and a page asked for as anything but a frame): the app's
+// policy with no script at all (script-src 'none', and the sandbox directive without allow-scripts) and
+// nothing to reach. A browser that renders such a response as a document (an SVG, an XML file with XHTML
+// elements or an XSLT stylesheet, a page loaded by <object>) would run its scripts without confine.js;
+// under this policy it runs none (docs/sandbox.md, "Documents that are not HTML"). It changes nothing for
+// the file as a subresource: a browser applies a response's policy only to a document or a worker, and the
+// app's worker-src admits no file of the folder.
+func AssetCSP(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) string {
+	var out []string
+	for _, d := range appDirectives(bridgeOrigin, roomOrigin, appPath, cdnHosts) {
+		name, _, _ := strings.Cut(d, " ")
+		switch name {
+		case "script-src", "connect-src", "worker-src", "form-action", "frame-src", "base-uri":
+			d = name + " 'none'"
+		case "sandbox":
+			d = name // no allow-scripts, no allow-forms
+		}
+		out = append(out, d)
+	}
+	return strings.Join(out, "; ")
+}
+
 func appDirectives(bridgeOrigin, roomOrigin, appPath string, cdnHosts []string) []string {
 	own := folderSource(bridgeOrigin, appPath)
 	var children []string

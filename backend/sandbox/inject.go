@@ -5,43 +5,75 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 )
 
-// InjectSDK puts the SDK script into an app's HTML without changing its rendering mode: right after a
-// leading <!doctype …> (which may follow a byte order mark, white space and comments, as HTML allows), or
-// at the very start when there is none (such a document is in quirks mode either way). Adding a doctype
-// would switch a quirks page to standards mode; putting anything before the doctype would switch a
-// standards page to quirks mode.
-func InjectSDK(html string, sdkTag string) string {
-	i := 0
-	if strings.HasPrefix(html, "\ufeff") {
-		i = len("\ufeff")
+// InjectSDK puts the SDK script (the confinement first, then the SDK) before every byte of an app's HTML
+// that could make an element, so that no script of the page runs before it, however the page spells its
+// prolog (docs/sandbox.md, "Where the confinement goes"). Only a byte order mark, white space and one
+// doctype may stand before the tag: the page's own leading doctype, so that the page keeps its rendering
+// mode (a doctype added would switch a quirks page to standards mode; anything but white space and
+// comments before the doctype switches a standards page to quirks mode).
+//
+// The page's leading doctype is found by golang.org/x/net/html's tokenizer, which follows the WHATWG
+// tokenizer (every way a comment ends: "-->", "--!>", "<!-->", "<!--->", bogus "<!x>", "<?x>", "</ x>").
+// When the page opens with white space and that doctype, the tag goes right after it. When comments or
+// anything else come first, the tag goes at the very start, after a copy of the page's doctype: the page
+// follows whole, its own doctype, later, is a parse error the browser ignores. So the position of the tag
+// never depends on where the browser ends a comment; a tokenizer that disagreed with a browser could only
+// change the page's rendering mode. A doctype is copied only when the browser cannot read it otherwise:
+// it starts "<!doctype", in any letter case, and ends at its only ">" (every doctype state of the tokenizer
+// ends at the first ">").
+func InjectSDK(page string, sdkTag string) string {
+	bom := ""
+	if strings.HasPrefix(page, "\ufeff") {
+		bom, page = "\ufeff", page[len("\ufeff"):]
 	}
-	start := i
-	for {
-		for i < len(html) && isHTMLSpace(html[i]) {
-			i++
-		}
-		if strings.HasPrefix(html[i:], "<!--") {
-			end := strings.Index(html[i+4:], "-->")
-			if end < 0 {
-				break
-			}
-			i += 4 + end + 3
-			continue
-		}
-		break
+	doctype, at, first := leadingDoctype(page)
+	switch {
+	case doctype == "":
+		return bom + sdkTag + page
+	case first:
+		return bom + page[:at] + sdkTag + page[at:]
+	default:
+		return bom + doctype + sdkTag + page
 	}
-	if len(html)-i >= 9 && strings.EqualFold(html[i:i+9], "<!doctype") {
-		if end := strings.IndexByte(html[i:], '>'); end >= 0 {
-			at := i + end + 1
-			return html[:at] + sdkTag + html[at:]
-		}
-	}
-	return html[:start] + sdkTag + html[start:]
 }
 
-func isHTMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+// leadingDoctype returns the doctype that decides the page's rendering mode: the first token that is not
+// white space, NUL or a comment, when it is a doctype the browser reads as one token ("" otherwise), the byte
+// offset just past it, and whether only white space precedes it.
+func leadingDoctype(page string) (doctype string, end int, first bool) {
+	z := html.NewTokenizer(strings.NewReader(page))
+	first = true
+	for pos := 0; ; {
+		tt := z.Next()
+		raw := z.Raw()
+		switch tt {
+		case html.CommentToken:
+			first = false
+		case html.TextToken:
+			// White space is ignored before the doctype. So is NUL in Chromium and WebKit, whose tokenizers
+			// skip it in the data state (the WHATWG tree builder would make the page quirky); the tag then
+			// goes first, after a copy of the doctype, so that only white space ever precedes a doctype.
+			if strings.Trim(string(raw), " \t\n\r\f\x00") != "" {
+				return "", 0, false
+			}
+			first = first && strings.IndexByte(string(raw), 0) < 0
+		case html.DoctypeToken:
+			d := string(raw)
+			if len(d) < len("<!doctype>") || !strings.EqualFold(d[:len("<!doctype")], "<!doctype") ||
+				strings.IndexByte(d, '>') != len(d)-1 || pos+len(d) > len(page) || page[pos:pos+len(d)] != d {
+				return "", 0, false
+			}
+			return d, pos + len(d), first
+		default: // an element, an end tag or the end of the page
+			return "", 0, false
+		}
+		pos += len(raw)
+	}
+}
 
 // AppDocument is what the asset server sends for an app's HTML: the document decoded to UTF-8 when it
 // starts with a UTF-16 byte order mark, its declarative shadow roots disarmed, and the confinement and the

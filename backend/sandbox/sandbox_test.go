@@ -429,7 +429,12 @@ func TestInjectSDK(t *testing.T) {
 		{"<!doctype html><html>", "<!doctype html>" + tag + "<html>"},
 		{"<!DOCTYPE html>\n<html>", "<!DOCTYPE html>" + tag + "\n<html>"},
 		{"\ufeff<!doctype html><p>", "\ufeff<!doctype html>" + tag + "<p>"},
-		{"  \n<!-- c -->\n<!doctype html><p>", "  \n<!-- c -->\n<!doctype html>" + tag + "<p>"},
+		{" \n<!doctype html><p>", " \n<!doctype html>" + tag + "<p>"},
+		// A comment first: the tag goes first, after a copy of the doctype; the page follows whole.
+		{"  \n<!-- c -->\n<!doctype html><p>", "<!doctype html>" + tag + "  \n<!-- c -->\n<!doctype html><p>"},
+		{"\ufeff<!-- c --><!DOCTYPE html><p>", "\ufeff<!DOCTYPE html>" + tag + "<!-- c --><!DOCTYPE html><p>"},
+		// The finding of issue 28: browsers end a comment at "<!-->", so the page's script came first.
+		{"<!--><script>x()</script><!-- --><!doctype html>", tag + "<!--><script>x()</script><!-- --><!doctype html>"},
 		{`<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">` + "<html>", `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">` + tag + "<html>"},
 		{"<html><body>quirks", tag + "<html><body>quirks"},
 		{"\ufeff<p>quirks", "\ufeff" + tag + "<p>quirks"},

@@ -149,6 +149,8 @@ func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *
 	t.Run("no egress by navigation", func(t *testing.T) { caseNoEgressByNavigation(t, p) })
 	t.Run("folder app", func(t *testing.T) { caseFolderApp(t, p, s) })
 	t.Run("no WebRTC", func(t *testing.T) { caseWebRTCEgress(t, p) })
+	t.Run("prolog corpus", func(t *testing.T) { caseProlog(t, p, s) })
+	t.Run("documents that are not HTML", func(t *testing.T) { caseNonHTMLDocuments(t, p, s) })
 	t.Run("child frames", func(t *testing.T) { caseChildFrames(t, p) })
 	t.Run("lookups of refused names", func(t *testing.T) { caseRefusedNavigationLookups(t, p) })
 	t.Run("tool churn", func(t *testing.T) { caseToolChurn(t, p) })
