@@ -116,7 +116,7 @@ func (r *testRoom) Close(_ context.Context, _, appID string) registry.Outcome {
 	return registry.Outcome{OK: true}
 }
 
-func (r *testRoom) Apps() []registry.App              { return r.reg.Apps() }
+func (r *testRoom) Apps() []registry.App               { return r.reg.Apps() }
 func (r *testRoom) HealthOf(id string) registry.Health { return r.reg.HealthOf(id) }
 
 // rig is one Voicebox's worth of authoring: data and workspace folders, the store, the room double, a fake

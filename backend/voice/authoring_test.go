@@ -79,7 +79,9 @@ func TestOpenAICreateAnswersAtOnceThenTellsTheApp(t *testing.T) {
 		t.Fatalf("the late message does not name the app and its tool: %s", text)
 	}
 	// Then a response is asked for, and by then the app's tool is declared (session.update).
-	isLate := func(m voicetest.Msg) bool { return m.Type == "conversation.item.create" && m.String("item", "role") == "system" }
+	isLate := func(m voicetest.Msg) bool {
+		return m.Type == "conversation.item.create" && m.String("item", "role") == "system"
+	}
 	if _, err := c.Await(ctx, "a response after the message", func(voicetest.Msg) bool {
 		seen := false
 		for _, m := range c.Messages() {
