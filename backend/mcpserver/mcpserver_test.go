@@ -96,20 +96,24 @@ func startThrottled(t testing.TB, interval time.Duration) *harness {
 	return startWith(t, interval, nil)
 }
 
-// startWith is startThrottled with an OnClients listener.
-func startWith(t testing.TB, interval time.Duration, onClients func([]Client)) *harness {
+// startWith is startThrottled with an OnClients listener (and more options: with changes them).
+func startWith(t testing.TB, interval time.Duration, onClients func([]Client), with ...func(*harness, *Options)) *harness {
 	t.Helper()
 	h := &harness{bus: events.NewBus()}
 	h.reg = registry.New(h.bus)
 	h.room = newRoom(t, h.bus, h.reg, scoreboard())
 	table := exposed.New(h.reg)
 	table.Interval = interval
-	srv, err := New(Options{
+	o := Options{
 		Registry: h.reg, Exposed: table, Token: testToken, Version: "test",
 		AllowedOrigins: []string{"http://localhost:6274"},
 		Library:        shelf{{AppID: "app_timer", Title: "Timer", Kind: store.KindApp, FileName: "timer.html"}},
 		OnClients:      onClients,
-	})
+	}
+	for _, f := range with {
+		f(h, &o)
+	}
+	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,6 +141,13 @@ func (r *Room) Calls() []RoomCall {
 	return append([]RoomCall(nil), r.calls...)
 }
 
+// Add puts an app on the double's shelf (a launch finds it by id, slug, title or file name).
+func (r *Room) Add(a App) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shelf = append(r.shelf, a)
+}
+
 func (r *Room) find(ref string) (App, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
