@@ -73,9 +73,13 @@ func (s *Service) build(ctx context.Context, j *job, page, change string) error 
 		j.replaces = "" // the copy took the original's place; later versions load where the copy is
 		var app AppInfo
 		var problems []string
-		if shown.OK {
+		switch {
+		case shown.OK:
 			app, problems = s.check(ctx, j.view.Caller, shown)
-		} else {
+		case roomsFault(shown.Refused):
+			j.final.Version = v
+			return &roomRefused{shown} // the version stays; no repair can help
+		default:
 			problems = []string{"it did not open: " + shown.Message}
 		}
 		if ctx.Err() != nil {
@@ -214,3 +218,18 @@ func (s *Service) mark(slug string, v int, problems []string) {
 	}
 	_ = s.cfg.Workshop.Mark(slug, v, outcome, reason)
 }
+
+// roomsFault reports whether a launch refused for a reason that is the room's, not the page's: no room is
+// open, it went or restarted, it may not open apps. The code model cannot repair those.
+func roomsFault(code string) bool {
+	switch code {
+	case registry.CodeNoRoom, registry.CodeRoomGone, registry.CodeRoomReloaded, "mini-apps-disabled":
+		return true
+	}
+	return false
+}
+
+// roomRefused ends a build whose version could not be opened for the room's reasons (roomsFault).
+type roomRefused struct{ out registry.Outcome }
+
+func (e *roomRefused) Error() string { return e.out.Message }

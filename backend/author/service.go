@@ -60,6 +60,7 @@ type Room interface {
 	Close(ctx context.Context, caller, appID string) registry.Outcome
 	Apps() []registry.App
 	HealthOf(appID string) registry.Health
+	HasRoom() bool
 }
 
 // Library is what a build needs of the store: the page an edit starts from, and the written app's entry once
@@ -136,7 +137,10 @@ func Outcome(err error) registry.Outcome {
 	var r *Refusal
 	var m *codemodel.Error
 	var f *Failure
+	var room *roomRefused
 	switch {
+	case errors.As(err, &room):
+		return room.out
 	case errors.As(err, &r):
 		return registry.Outcome{Refused: r.Code, Message: r.Message}
 	case errors.As(err, &m):
@@ -164,7 +168,7 @@ func (s *Service) Create(caller, description, name string) (Started, error) {
 	if description == "" || len([]rune(description)) > MaxDescription {
 		return Started{}, refusal(toolcontract.CodeInvalidToolArguments, "the description must be 1 to %d characters", MaxDescription)
 	}
-	client, err := s.cfg.Model()
+	client, err := s.model()
 	if err != nil {
 		return Started{}, err
 	}
@@ -192,7 +196,7 @@ func (s *Service) Edit(caller, ref, change string) (Started, error) {
 	if err != nil {
 		return Started{}, err
 	}
-	client, err := s.cfg.Model()
+	client, err := s.model()
 	if err != nil {
 		return Started{}, err
 	}
@@ -214,6 +218,15 @@ func (s *Service) Edit(caller, ref, change string) (Started, error) {
 	j.replaces, j.copyOf = target.openID, copyOf
 	go s.run(j, func(ctx context.Context) error { return s.build(ctx, j, page, change) })
 	return j.started(), nil
+}
+
+// model is the code model for a build about to start, once a room is there to open its app in: a build
+// that could not open its app would cost the person a code model's answer for nothing.
+func (s *Service) model() (codemodel.Client, error) {
+	if !s.cfg.Room.HasRoom() {
+		return nil, refusal(registry.CodeNoRoom, "no room is open to show the app in: open the Voicebox window first")
+	}
+	return s.cfg.Model()
 }
 
 // target is the app an edit or a revert works on.

@@ -117,6 +117,7 @@ func (r *testRoom) Close(_ context.Context, _, appID string) registry.Outcome {
 }
 
 func (r *testRoom) Apps() []registry.App               { return r.reg.Apps() }
+func (r *testRoom) HasRoom() bool                      { return r.reg.HasRoom() }
 func (r *testRoom) HealthOf(id string) registry.Health { return r.reg.HealthOf(id) }
 
 // rig is one Voicebox's worth of authoring: data and workspace folders, the store, the room double, a fake
@@ -146,6 +147,9 @@ func newRig(t *testing.T, provider string) *rig {
 	}
 	r.st = st
 	r.room = &testRoom{reg: registry.New(r.bus), st: st}
+	if err := r.room.reg.Hello("room-test"); err != nil {
+		t.Fatal(err)
+	}
 	if provider == codemodel.ProviderGemini {
 		r.fake = codemodeltest.NewGemini(t)
 	} else {
@@ -554,4 +558,18 @@ func TestWriteFromAnMCPClient(t *testing.T) {
 	if len(r.fake.Requests()) != 0 {
 		t.Fatal("write asked the code model")
 	}
+}
+
+// No room to open the app in: refused at once, before the code model is asked (its answer would be lost).
+func TestNoRoomIsRefusedAtOnce(t *testing.T) {
+	r := newRig(t, codemodel.ProviderOpenAI)
+	r.room.reg.Goodbye("room-test")
+	_, err := r.svc.Create("voice:openai", "a clock", "")
+	if out := author.Outcome(err); out.Refused != registry.CodeNoRoom {
+		t.Fatalf("want %s, got %+v", registry.CodeNoRoom, out)
+	}
+	if len(r.fake.Requests()) != 0 {
+		t.Fatal("the code model was asked")
+	}
+	assertNothingWritten(t, r)
 }

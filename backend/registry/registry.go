@@ -148,6 +148,13 @@ func (r *Registry) Hello(room string) error {
 	return nil
 }
 
+// HasRoom reports whether a room page is open to launch apps in (one said hello and has not said goodbye).
+func (r *Registry) HasRoom() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastRoom != ""
+}
+
 // Goodbye forgets a room page and every app it had open; its pending requests fail room-gone and its
 // transport's Take ends.
 func (r *Registry) Goodbye(room string) {
