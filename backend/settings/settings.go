@@ -38,7 +38,8 @@ type Values struct {
 	GeminiModel string   `json:"geminiModel,omitempty"`
 	MCPEnabled  bool     `json:"mcpEnabled,omitempty"`
 	MCPToken    string   `json:"mcpToken,omitempty"`
-	CDNHosts    []string `json:"cdnHosts"` // null means DefaultCDNHosts; [] means none (kept as written)
+	MCPPort     int      `json:"mcpPort,omitempty"` // the MCP door's port on 127.0.0.1; 0 means the default (backend/mcpdoor)
+	CDNHosts    []string `json:"cdnHosts"`          // null means DefaultCDNHosts; [] means none (kept as written)
 }
 
 // Store reads and writes the settings file. It is safe for concurrent use.

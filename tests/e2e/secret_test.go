@@ -50,6 +50,7 @@ func TestServeSecret(t *testing.T) {
 		{"GET", "/api/config", ""},
 		{"GET", "/api/events", ""},
 		{"POST", "/api/call/MCPService.ClientConfig", "[]"},
+		{"POST", "/api/call/MCPService.HTTPClientConfig", "[]"},
 		{"POST", "/api/call/MCPService.Status", "[]"},
 		{"POST", "/api/call/StoreService.ReadFile", `["echo.html"]`},
 		{"POST", "/api/call/StoreService.List", "[]"},
@@ -94,9 +95,23 @@ func TestServeSecret(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.workspace, "echo.html")); err != nil {
 		t.Fatalf("a refused delete removed the file: %v", err)
 	}
-	// With the secret, the same method answers (and it is the one that holds the MCP token).
-	if status, body := do("POST", "/api/call/MCPService.ClientConfig", "[]", "Bearer "+s.token); status != 200 || !strings.Contains(body, d.Token) {
+	// With the secret, the same method answers (and it is the one that holds the MCP token); a cookie
+	// holding the secret is no credential (issue 28, finding 4).
+	if status, body := do("POST", "/api/call/MCPService.Status", "[]", "Bearer "+s.token); status != 200 || !strings.Contains(body, d.Token) {
 		t.Fatalf("with the secret: %d %s", status, body)
+	}
+	port := s.url[strings.LastIndex(s.url, ":")+1:]
+	req, _ := http.NewRequest("POST", s.url+"/api/call/MCPService.Status", strings.NewReader("[]"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Cookie", "voicebox-"+port+"="+s.token)
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 401 || strings.Contains(string(b), d.Token) {
+		t.Fatalf("the secret as the old cookie: %d %s", res.StatusCode, b)
 	}
 
 	// VOICEBOX_SERVE_TOKEN chooses the secret; it is what the room's URL carries.
