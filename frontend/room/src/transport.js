@@ -117,9 +117,10 @@ async function viaHTTP(name, args) {
   const res = await fetch(`/api/call/${encodeURIComponent(name)}`, {
     method: "POST", headers: { "Content-Type": "application/json", ...authorization() }, body: JSON.stringify(args),
   });
-  if (res.status === 401) { lock(STALE); return never; }
   const text = await res.text();
   const data = text ? safeParse(text) : null;
+  // The door's own refusal (a method may answer 401 for its own reasons: a provider refused a key).
+  if (res.status === 401 && data?.error === "unauthorized") { lock(STALE); return never; }
   if (!res.ok) throw new RoomError(data || { error: `http-${res.status}`, message: res.statusText });
   return data;
 }
