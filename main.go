@@ -73,8 +73,8 @@ func serve(cmd cli.Command) int {
 	}
 	h.StartMCP(cmd.MCP, "serve", version)
 	defer h.StopMCP() // removes the discovery file
-	if st := h.MCP.Status(); st.Running {
-		fmt.Printf("Voicebox MCP: %s (bearer token in Settings › MCP; `voicebox mcp --print-config` prints a client config)\n", st.URL)
+	if st := h.MCP.Status(); st.Running && st.URL != "" {
+		fmt.Printf("Voicebox MCP: %s (`voicebox mcp --print-config` prints a client config)\n", st.URL)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

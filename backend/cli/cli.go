@@ -34,7 +34,7 @@ type Command struct {
 	MCP       bool     // --mcp: also open the MCP door
 	Files     []string // desktop: files to open
 	Rest      []string // tool check: its own arguments, passed through untouched
-	PrintMCP  bool     // mcp --print-config
+	PrintMCP  string   // mcp --print-config: "stdio" (the flag alone), or "http" (--print-config=http); "" without it
 }
 
 // ErrUsage marks a command line that cannot be understood; main prints Usage and exits 2.
@@ -49,8 +49,10 @@ const Usage = `Voicebox: a desktop room for untrusted HTML mini-apps, driven by 
       serve the same room to a browser, with no window
   voicebox tool check TOOL.json [--args ARGS.json]
       check a tool declaration (and arguments) as the host would; prints one JSON line
-  voicebox mcp [--data DIR] [--print-config]
-      speak MCP over stdio to the running Voicebox
+  voicebox mcp [--data DIR] [--print-config[=http]]
+      speak MCP over stdio to the running Voicebox; --print-config prints a client config that runs this
+      (it holds no token); =http prints one with the URL and the lasting token, for clients that take a
+      URL only (whatever program holds that port while Voicebox does not receives the token)
 
 Environment: VOICEBOX_WORKSPACE, VOICEBOX_DATA_DIR, VOICEBOX_SANDBOX_HOMES (a path list).
 `
@@ -90,7 +92,7 @@ func parseFlags(mode Mode, args []string, allowFiles bool) (Command, error) {
 		fs.StringVar(&c.Addr, "addr", DefaultAddr, "")
 	}
 	if mode == ModeMCP {
-		fs.BoolVar(&c.PrintMCP, "print-config", false, "")
+		fs.Var((*printConfig)(&c.PrintMCP), "print-config", "")
 	}
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -119,4 +121,25 @@ func parseFlags(mode Mode, args []string, allowFiles bool) (Command, error) {
 		}
 	}
 	return c, nil
+}
+
+// printConfig is --print-config: alone it means the stdio form (a boolean flag's "true"); =http and =stdio
+// name the form.
+type printConfig string
+
+func (p *printConfig) String() string   { return string(*p) }
+func (p *printConfig) IsBoolFlag() bool { return true }
+
+func (p *printConfig) Set(v string) error {
+	switch v {
+	case "true", "stdio":
+		*p = "stdio"
+	case "http":
+		*p = "http"
+	case "false":
+		*p = ""
+	default:
+		return fmt.Errorf("--print-config=%s: the forms are stdio (the default) and http", v)
+	}
+	return nil
 }

@@ -22,7 +22,9 @@ func TestParse(t *testing.T) {
 			Command{Mode: ModeServe, Addr: "127.0.0.1:0", Workspace: "w", Data: "d", MCP: true}},
 		{"tool check passes its arguments through", []string{"tool", "check", "t.json", "--args", "a.json"},
 			Command{Mode: ModeToolCheck, Rest: []string{"t.json", "--args", "a.json"}}},
-		{"mcp print config", []string{"mcp", "--print-config", "--data", "/d"}, Command{Mode: ModeMCP, PrintMCP: true, Data: "/d"}},
+		{"mcp print config", []string{"mcp", "--print-config", "--data", "/d"}, Command{Mode: ModeMCP, PrintMCP: "stdio", Data: "/d"}},
+		{"mcp print the HTTP config", []string{"mcp", "--print-config=http"}, Command{Mode: ModeMCP, PrintMCP: "http"}},
+		{"mcp print the stdio config by name", []string{"mcp", "--print-config=stdio"}, Command{Mode: ModeMCP, PrintMCP: "stdio"}},
 		{"help", []string{"--help"}, Command{Mode: ModeHelp}},
 		{"version", []string{"--version"}, Command{Mode: ModeVersion}},
 	}
@@ -47,6 +49,7 @@ func TestParseRefuses(t *testing.T) {
 		{"tool", "lint"},
 		{"--workspace"},
 		{"mcp", "file.html"},
+		{"mcp", "--print-config=sse"},
 		{""},
 	} {
 		if _, err := Parse(args); !errors.Is(err, ErrUsage) {

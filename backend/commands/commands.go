@@ -49,7 +49,7 @@ func run(cmd cli.Command, version string) (code int, ran bool) {
 }
 
 // runMCP is `voicebox mcp`: MCP over stdio, forwarded to the Voicebox running on the same data folder, or
-// with --print-config a ready client config. Nothing but MCP may go to stdout.
+// with --print-config[=http] a ready client config. Nothing but MCP (or the config) may go to stdout.
 func runMCP(cmd cli.Command, version string) int {
 	paths, err := config.Resolve(cmd.Workspace, cmd.Data, nil)
 	if err != nil {

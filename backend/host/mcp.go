@@ -38,7 +38,10 @@ func (h *Host) StartMCP(forced bool, mode, version string) {
 		slog.Warn("mcp: not started", "err", err)
 	case st.Running:
 		trace.Mark("mcp-listening")
-		slog.Info("mcp: listening", "url", st.URL, "discovery", st.Discovery)
+		slog.Info("mcp: listening", "url", st.URL, "socket", st.Socket, "discovery", st.Discovery)
+		if st.Error != "" { // a door shut: its port in use by another program, say (Settings shows it too)
+			slog.Warn("mcp: " + st.Error)
+		}
 	}
 }
 

@@ -93,18 +93,32 @@ func TestMCPMethodsAndSwitch(t *testing.T) {
 	if !h.Settings.Get().MCPEnabled {
 		t.Fatal("the switch was not saved in the shared settings")
 	}
-	req, _ := http.NewRequest("POST", srv.URL+httpapi.CallPrefix+"MCPService.ClientConfig", strings.NewReader(`[]`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+testSecret)
-	res, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
+	config := func(method string) (int, string) {
+		req, _ := http.NewRequest("POST", srv.URL+httpapi.CallPrefix+method, strings.NewReader(`[]`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+testSecret)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var cfg string
+		_ = json.NewDecoder(res.Body).Decode(&cfg)
+		return res.StatusCode, cfg
 	}
-	var cfg string
-	_ = json.NewDecoder(res.Body).Decode(&cfg)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(cfg, `"mcpServers"`) || !strings.Contains(cfg, st["url"].(string)) {
-		t.Fatalf("client config: %d %v", res.StatusCode, cfg)
+	// The client config is the stdio form, which holds no credential; the HTTP form, asked for by name,
+	// holds the URL and the token.
+	if code, cfg := config("MCPService.ClientConfig"); code != 200 || !strings.Contains(cfg, `"mcpServers"`) || !strings.Contains(cfg, `"mcp"`) ||
+		strings.Contains(cfg, st["url"].(string)) || strings.Contains(cfg, st["token"].(string)) {
+		t.Fatalf("client config: %d %v", code, cfg)
+	}
+	// VOICEBOX_MCP_ADDR=127.0.0.1:0 takes a new port at each start: no URL a client could keep.
+	if code, body := do(t, srv, "MCPService.HTTPClientConfig", `[]`); code != 400 || !strings.Contains(body["message"].(string), "no fixed port") {
+		t.Fatalf("the HTTP config without a fixed port: %d %v", code, body)
+	}
+	// VOICEBOX_MCP_ADDR decides the port for this run: Settings cannot.
+	if code, body := do(t, srv, "MCPService.SetPort", `[9999]`); code != 400 || !strings.Contains(body["message"].(string), mcpdoor.EnvAddr) {
+		t.Fatalf("SetPort under %s: %d %v", mcpdoor.EnvAddr, code, body)
 	}
 	old := st["token"]
 	code, st = do(t, srv, "MCPService.RotateToken", `[]`)

@@ -33,7 +33,7 @@ func audioSocket(w http.ResponseWriter, r *http.Request, m *voice.Manager) {
 		return
 	}
 	// The door has checked Host and Origin exactly; the library checks the Origin against Host again.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{})
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{RoomProtocol}})
 	if err != nil {
 		return
 	}

@@ -36,7 +36,7 @@ func newChannel(svc *services.RegistryService, grace time.Duration, roomOrigins 
 		grace = 5 * time.Second
 	}
 	return &channel{svc: svc, reg: services.RegistryOf(svc), grace: grace, open: map[string]int{}, gen: map[string]int{},
-		accept: websocket.AcceptOptions{OriginPatterns: roomOrigins}}
+		accept: websocket.AcceptOptions{OriginPatterns: roomOrigins, Subprotocols: []string{RoomProtocol}}}
 }
 
 func (c *channel) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -56,15 +56,19 @@ func (f *regFixture) do(t *testing.T, c call) (int, map[string]any) {
 	return status, out
 }
 
-// room connects a room page's request channel, as the room's transport does.
+// room connects a room page's request channel, as the room's transport does: a page's WebSocket carries no
+// header of its own, so the secret goes as a subprotocol.
 func (f *regFixture) room(t *testing.T, ctx context.Context, id string) *websocket.Conn {
 	t.Helper()
 	h := http.Header{}
 	h.Set("Origin", Origin(f.host))
-	h.Set("Authorization", "Bearer "+testSecret)
-	ws, _, err := websocket.Dial(ctx, "ws://"+f.host+ChannelPath+"?room="+id, &websocket.DialOptions{HTTPHeader: h})
+	ws, _, err := websocket.Dial(ctx, "ws://"+f.host+ChannelPath+"?room="+id, &websocket.DialOptions{HTTPHeader: h,
+		Subprotocols: []string{RoomProtocol, SecretProtocol(testSecret)}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ws.Subprotocol() != RoomProtocol {
+		t.Fatalf("the channel selected the subprotocol %q, want %q (never the secret's)", ws.Subprotocol(), RoomProtocol)
 	}
 	t.Cleanup(func() { ws.CloseNow() })
 	return ws
@@ -242,5 +246,39 @@ func TestChannelGoodbye(t *testing.T) {
 	}
 	if _, ok := f.sb.Lookup(l.Token); ok {
 		t.Fatal("the room's launch token outlived its channel")
+	}
+}
+
+// A room page's WebSockets carry the secret as a subprotocol (a page cannot give them a header); the
+// server selects RoomProtocol, never echoing the secret. A wrong secret, or one outside a WebSocket's
+// opening request, opens nothing.
+func TestSocketsTakeTheSecretAsASubprotocol(t *testing.T) {
+	f := newRegFixture(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dial := func(protocols ...string) (*websocket.Conn, *http.Response, error) {
+		h := http.Header{}
+		h.Set("Origin", Origin(f.host))
+		return websocket.Dial(ctx, "ws://"+f.host+ChannelPath+"?room=r1", &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
+	}
+	ws, _, err := dial(RoomProtocol, SecretProtocol(testSecret))
+	if err != nil {
+		t.Fatalf("with the secret as a subprotocol: %v", err)
+	}
+	if ws.Subprotocol() != RoomProtocol {
+		t.Errorf("selected %q, want %q", ws.Subprotocol(), RoomProtocol)
+	}
+	ws.CloseNow()
+	for _, protocols := range [][]string{nil, {RoomProtocol}, {RoomProtocol, SecretProtocol("wrong")}, {RoomProtocol, SecretProtocol(testSecret + "x")}, {RoomProtocol, "voicebox.secret.!!"}} {
+		_, res, err := dial(protocols...)
+		if err == nil || res == nil || res.StatusCode != 401 {
+			t.Errorf("subprotocols %q: %v (%v), want 401", protocols, err, res)
+		}
+	}
+	// The subprotocol is no bearer token for a plain request.
+	status, _ := f.do(t, call{method: "POST", path: CallPrefix + "RegistryService.Apps", body: `[]`,
+		header: map[string]string{"Authorization": "", "Sec-WebSocket-Protocol": SecretProtocol(testSecret)}})
+	if status != 401 {
+		t.Errorf("a plain request with the secret's subprotocol: %d, want 401", status)
 	}
 }

@@ -55,7 +55,7 @@ func (d *door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			unauthorized(w)
 			return
 		}
-	} else if d.auth.trade(w, r) {
+	} else if d.auth.toFragment(w, r) {
 		return
 	}
 	if hasBody(r) {

@@ -67,7 +67,7 @@ func New(o Options) (http.Handler, error) {
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		static.ServeHTTP(w, r)
 	})
-	return &door{host: o.Host, origin: Origin(o.Host), auth: newAuth(o.Host, o.Secret), next: mux}, nil
+	return &door{host: o.Host, origin: Origin(o.Host), auth: newAuth(o.Secret), next: mux}, nil
 }
 
 // eventStream streams the bus's notices to the room as server-sent events, with a comment line every 15 s so

@@ -1,6 +1,6 @@
 // Package mcpdoor is how an MCP client finds the running Voicebox's MCP server: the discovery file the
-// server writes into the data folder, the address and path it listens on, the protocol versions it speaks,
-// and the ready client config that names it. The server (backend/mcpserver) and `voicebox mcp`
+// server writes into the data folder, the socket and the address it listens on, the protocol versions it
+// speaks, and the ready client configs that name it. The server (backend/mcpserver) and `voicebox mcp`
 // (backend/mcpproxy) both read it from here; it imports neither, so `voicebox mcp` links no server.
 package mcpdoor
 
@@ -22,7 +22,8 @@ const DiscoveryFile = "mcp.json"
 
 // Discovery is the content of the discovery file.
 type Discovery struct {
-	URL     string    `json:"url"`
+	URL     string    `json:"url,omitempty"`    // the HTTP door; "" while its port is in use by another program
+	Socket  string    `json:"socket,omitempty"` // the socket `voicebox mcp` uses (socket.go)
 	Token   string    `json:"token"`
 	PID     int       `json:"pid"`
 	Mode    string    `json:"mode,omitempty"` // "desktop" or "serve"
@@ -61,7 +62,7 @@ func ReadDiscovery(dataDir string) (Discovery, error) {
 	if err != nil {
 		return d, fmt.Errorf("mcp: %w", err)
 	}
-	if err := json.Unmarshal(b, &d); err != nil || d.URL == "" || d.Token == "" {
+	if err := json.Unmarshal(b, &d); err != nil || (d.URL == "" && d.Socket == "") || d.Token == "" {
 		return Discovery{}, fmt.Errorf("mcp: %s is damaged; restart Voicebox's MCP server (Settings › MCP)", DiscoveryPath(dataDir))
 	}
 	return d, nil
@@ -71,7 +72,7 @@ func ReadDiscovery(dataDir string) (Discovery, error) {
 // same data folder may have written its own since).
 func RemoveDiscovery(dataDir string, d Discovery) {
 	cur, err := ReadDiscovery(dataDir)
-	if err == nil && (cur.PID != d.PID || cur.URL != d.URL) {
+	if err == nil && (cur.PID != d.PID || cur.URL != d.URL || cur.Socket != d.Socket) {
 		return
 	}
 	_ = os.Remove(DiscoveryPath(dataDir))

@@ -106,7 +106,7 @@ func (p *proxy) explain(err error) string {
 	case errors.Is(err, mcpdoor.ErrNotRunning):
 		return fmt.Sprintf("%v. Start Voicebox and switch on Settings › MCP (or start it with --mcp), or run `voicebox serve --mcp`; "+
 			"pass --data if it uses another data folder than %s.", err, p.o.DataDir)
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
 		return fmt.Sprintf("the Voicebox named in %s does not answer (it may have quit, or turned MCP off): %v", mcpdoor.DiscoveryPath(p.o.DataDir), err)
 	case errors.Is(err, errUnauthorized):
 		return fmt.Sprintf("Voicebox refused the token in %s (it was rotated?); turn MCP off and on in Settings", mcpdoor.DiscoveryPath(p.o.DataDir))
@@ -138,8 +138,18 @@ func (p *proxy) ensure(ctx context.Context, who *mcp.Implementation) error {
 			go p.resync()
 		},
 	})
+	// The socket, where the discovery file names one: only this user can open it, and nothing else may
+	// stand in for it. Never the port instead when it does not answer (a crashed Voicebox's file names a
+	// port that anyone may hold now). The port only where Voicebox could not make a socket (mcpdoor).
 	rt := &mcpdoor.BearerTransport{Token: d.Token}
-	tr := &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: &http.Client{Transport: rt}, MaxRetries: 2}
+	endpoint := d.URL
+	if d.Socket != "" {
+		if rt.Base, err = mcpdoor.SocketTransport(d.Socket); err != nil {
+			return err
+		}
+		endpoint = "http://" + mcpdoor.SocketHost + mcpdoor.Path
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: rt}, MaxRetries: 2}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cs, err := client.Connect(cctx, tr, nil)
@@ -147,7 +157,7 @@ func (p *proxy) ensure(ctx context.Context, who *mcp.Implementation) error {
 		if rt.Unauthorized() {
 			return errUnauthorized
 		}
-		return fmt.Errorf("connect to %s: %w", d.URL, err)
+		return fmt.Errorf("connect to %s: %w", where(d), err)
 	}
 	p.up = cs
 	p.warned = ""
@@ -166,6 +176,14 @@ func (p *proxy) ensure(ctx context.Context, who *mcp.Implementation) error {
 	}
 	p.mirrorLocked(tools)
 	return nil
+}
+
+// where names the door the forwarder dials for d.
+func where(d mcpdoor.Discovery) string {
+	if d.Socket != "" {
+		return d.Socket
+	}
+	return d.URL
 }
 
 func listAll(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
@@ -313,13 +331,18 @@ func (p *proxy) close() {
 	}
 }
 
-// Command is `voicebox mcp [--data DIR] [--print-config]`; it returns the exit code.
-func Command(ctx context.Context, dataDir string, printConfig bool, version string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
-	if printConfig {
-		b, err := mcpdoor.ClientConfig(dataDir)
+// Command is `voicebox mcp [--data DIR] [--print-config[=http]]`; it returns the exit code. printConfig
+// is "" (speak MCP over stdio), mcpdoor.FormStdio or mcpdoor.FormHTTP; the HTTP form, which holds the
+// lasting token, is printed with a warning on stderr (mcpdoor.HTTPWarning).
+func Command(ctx context.Context, dataDir, printConfig, version string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
+	if printConfig != "" {
+		b, err := mcpdoor.ClientConfig(dataDir, printConfig)
 		if err != nil {
 			fmt.Fprintf(stderr, "voicebox mcp: %v\n", err)
 			return 1
+		}
+		if printConfig == mcpdoor.FormHTTP {
+			fmt.Fprintf(stderr, "voicebox mcp: warning: %s\n", mcpdoor.HTTPWarning)
 		}
 		_, _ = stdout.Write(b)
 		return 0

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/voicebox/voicebox/backend/author"
@@ -27,20 +29,32 @@ const EventStatus = "mcp:status"
 type Status struct {
 	Enabled   bool     `json:"enabled"`          // the switch is on (Settings, or --mcp for this run)
 	Forced    bool     `json:"forced,omitempty"` // on because of --mcp
-	Running   bool     `json:"running"`
-	URL       string   `json:"url,omitempty"`
+	Running   bool     `json:"running"`          // it answers, on its socket or its port
+	URL       string   `json:"url,omitempty"`    // the HTTP door, when its port is open
+	Socket    string   `json:"socket,omitempty"` // the socket `voicebox mcp` reaches it through, when open
 	Token     string   `json:"token,omitempty"`
 	Discovery string   `json:"discovery"` // the discovery file `voicebox mcp` reads
 	Clients   []Client `json:"clients"`
-	Error     string   `json:"error,omitempty"` // why it is not running although enabled
+	// Error says why it is not running although enabled, or why a door of a running one is shut (its
+	// port in use by another program).
+	Error string `json:"error,omitempty"`
+	// Port is the HTTP door's port (settings.Values.MCPPort, or the default); PortFixedBy names what
+	// decides it when Settings cannot (VOICEBOX_MCP_ADDR).
+	Port        int    `json:"port"`
+	PortFixedBy string `json:"portFixedBy,omitempty"`
 }
+
+// ErrPortInUse marks an HTTP door whose port another program holds: the door stays shut rather than
+// move, since a client configured for the port would send its token to that program (docs/sandbox.md,
+// "Ports and credentials").
+var ErrPortInUse = errors.New("in use by another program")
 
 // ManagerOptions configure a Manager.
 type ManagerOptions struct {
 	Registry *registry.Registry
 	Settings *settings.Store
 	DataDir  string
-	Addr     string // "" means $VOICEBOX_MCP_ADDR, then mcpdoor.DefaultAddr
+	Addr     string // the HTTP door's address; "" means mcpdoor.ConfiguredAddr (the environment, Settings, the default)
 	Mode     string // "desktop" or "serve", for the discovery file
 	Version  string
 	Library  verbs.Library   // what launch_mini_app can open (the store); may be nil
@@ -61,20 +75,20 @@ type Manager struct {
 	mu      sync.Mutex
 	forced  bool
 	srv     *Server
-	httpSrv *http.Server
+	doors   []*http.Server // the socket's and the port's, those that opened
 	disc    mcpdoor.Discovery
 	lastErr string
 }
 
 // NewManager returns a stopped manager.
-func NewManager(o ManagerOptions) *Manager {
-	if o.Addr == "" {
-		o.Addr = os.Getenv(mcpdoor.EnvAddr)
+func NewManager(o ManagerOptions) *Manager { return &Manager{o: o} }
+
+// addr is the HTTP door's address and what fixed it, if not Settings.
+func (m *Manager) addr() (addr, fixedBy string) {
+	if m.o.Addr != "" {
+		return m.o.Addr, "ManagerOptions.Addr"
 	}
-	if o.Addr == "" {
-		o.Addr = mcpdoor.DefaultAddr
-	}
-	return &Manager{o: o}
+	return mcpdoor.ConfiguredAddr(m.o.Settings.Get())
 }
 
 // SetMode names the app (for the discovery file and serverInfo) before Start.
@@ -138,6 +152,31 @@ func (m *Manager) RotateToken() (Status, error) {
 	return st, err
 }
 
+// SetPort saves the HTTP door's port (0: the default) and, if the server runs, starts it again there
+// (clients configured with the old URL must be given the new one). The environment's address
+// (VOICEBOX_MCP_ADDR), when set, decides instead, and the port is refused.
+func (m *Manager) SetPort(port int) (Status, error) {
+	if port < 0 || port > 65535 {
+		return m.Status(), fmt.Errorf("mcp: a port is 1 to 65535 (0 for the default), not %d", port)
+	}
+	if _, fixedBy := m.addr(); fixedBy != "" {
+		return m.Status(), fmt.Errorf("mcp: %s decides the port for this run", fixedBy)
+	}
+	if _, err := m.o.Settings.Update(func(v *settings.Values) { v.MCPPort = port }); err != nil {
+		return m.Status(), err
+	}
+	m.mu.Lock()
+	var err error
+	if m.srv != nil {
+		m.stopLocked()
+		err = m.startLocked()
+	}
+	st := m.statusLocked()
+	m.mu.Unlock()
+	m.publish(st)
+	return st, err
+}
+
 // Status reports the switch, the URL, the token and the connected clients.
 func (m *Manager) Status() Status {
 	m.mu.Lock()
@@ -153,16 +192,21 @@ func (m *Manager) Close() {
 }
 
 func (m *Manager) statusLocked() Status {
+	addr, fixedBy := m.addr()
+	_, port, _ := net.SplitHostPort(addr)
 	st := Status{
-		Enabled:   m.forced || m.o.Settings.Get().MCPEnabled,
-		Forced:    m.forced,
-		Running:   m.srv != nil,
-		Discovery: mcpdoor.DiscoveryPath(m.o.DataDir),
-		Clients:   []Client{},
-		Error:     m.lastErr,
+		Enabled:     m.forced || m.o.Settings.Get().MCPEnabled,
+		Forced:      m.forced,
+		Running:     m.srv != nil,
+		Discovery:   mcpdoor.DiscoveryPath(m.o.DataDir),
+		Clients:     []Client{},
+		Error:       m.lastErr,
+		PortFixedBy: fixedBy,
 	}
+	st.Port, _ = strconv.Atoi(port)
 	if m.srv != nil {
 		st.URL = m.disc.URL
+		st.Socket = m.disc.Socket
 		st.Token = m.disc.Token
 		st.Clients = m.srv.Clients()
 	} else if tok := m.o.Settings.Get().MCPToken; tok != "" {
@@ -183,22 +227,26 @@ func (m *Manager) startLocked() error {
 		return nil
 	}
 	m.lastErr = ""
-	err := m.tryStartLocked()
-	if err != nil {
+	shut, err := m.tryStartLocked()
+	switch {
+	case err != nil:
 		m.lastErr = err.Error()
+	case shut != nil:
+		m.lastErr = shut.Error()
+		if m.o.Logger != nil {
+			m.o.Logger.Warn("mcp: a door is shut", "err", shut)
+		}
 	}
 	return err
 }
 
-func (m *Manager) tryStartLocked() error {
+// tryStartLocked opens the server's two doors, the socket (the stdio form's channel) and the port (the
+// HTTP form's); it runs when either opens, and shut says why the other did not.
+func (m *Manager) tryStartLocked() (shut, err error) {
 	m.adoptDiskToken()
 	token, err := m.o.Settings.MCPToken()
 	if err != nil {
-		return err
-	}
-	ln, err := listen(m.o.Addr)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	srv, err := New(Options{
 		Registry:       m.o.Registry,
@@ -214,24 +262,51 @@ func (m *Manager) tryStartLocked() error {
 		},
 	})
 	if err != nil {
-		ln.Close()
-		return err
+		return nil, err
 	}
-	hostPort := ln.Addr().String()
-	httpSrv := &http.Server{Handler: srv.Handler(hostPort), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && m.o.Logger != nil {
-			m.o.Logger.Error("mcp: serve", "err", err)
-		}
-	}()
-	disc := mcpdoor.Discovery{URL: "http://" + hostPort + mcpdoor.Path, Token: token, PID: os.Getpid(), Mode: m.o.Mode, Version: m.o.Version, Started: time.Now().UTC()}
-	if err := mcpdoor.WriteDiscovery(m.o.DataDir, disc); err != nil {
+	disc := mcpdoor.Discovery{Token: token, PID: os.Getpid(), Mode: m.o.Mode, Version: m.o.Version, Started: time.Now().UTC()}
+	var doors []*http.Server
+	open := func(ln net.Listener, host string) {
+		door := &http.Server{Handler: srv.Handler(host), ReadHeaderTimeout: 10 * time.Second}
+		doors = append(doors, door)
+		go func() {
+			if err := door.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && m.o.Logger != nil {
+				m.o.Logger.Error("mcp: serve", "err", err)
+			}
+		}()
+	}
+	sock, sockErr := mcpdoor.ListenSocket(m.o.DataDir)
+	if sockErr == nil {
+		open(sock, mcpdoor.SocketHost)
+		disc.Socket = mcpdoor.SocketPath(m.o.DataDir)
+	}
+	addr, _ := m.addr()
+	ln, portErr := listen(addr)
+	if portErr == nil {
+		open(ln, ln.Addr().String())
+		disc.URL = "http://" + ln.Addr().String() + mcpdoor.Path
+	}
+	closeAll := func() {
 		srv.Close()
-		httpSrv.Close()
-		return err
+		for _, d := range doors {
+			d.Close()
+		}
 	}
-	m.srv, m.httpSrv, m.disc = srv, httpSrv, disc
-	return nil
+	switch {
+	case len(doors) == 0:
+		closeAll()
+		return nil, errors.Join(portErr, sockErr)
+	case portErr != nil:
+		shut = portErr
+	case sockErr != nil:
+		shut = fmt.Errorf("`voicebox mcp` reaches this server over its port (%w)", sockErr)
+	}
+	if err := mcpdoor.WriteDiscovery(m.o.DataDir, disc); err != nil {
+		closeAll()
+		return nil, err
+	}
+	m.srv, m.doors, m.disc = srv, doors, disc
+	return shut, nil
 }
 
 // adoptDiskToken takes the token `voicebox mcp --print-config` may have written to settings.json while
@@ -257,22 +332,25 @@ func (m *Manager) stopLocked() {
 	if m.srv == nil {
 		return
 	}
-	srv, httpSrv, disc := m.srv, m.httpSrv, m.disc
-	m.srv, m.httpSrv, m.disc = nil, nil, mcpdoor.Discovery{}
+	srv, doors, disc := m.srv, m.doors, m.disc
+	m.srv, m.doors, m.disc = nil, nil, mcpdoor.Discovery{}
 	mcpdoor.RemoveDiscovery(m.o.DataDir, disc)
 	// Unlock-free: the callbacks of srv take m.mu through Status, so they must not run while we wait.
-	// Closing sessions first ends their streams; then the listener.
+	// Closing sessions first ends their streams; then the listeners (the socket's file goes with its).
 	go srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := httpSrv.Shutdown(ctx); err != nil {
-		httpSrv.Close()
+	for _, d := range doors {
+		if err := d.Shutdown(ctx); err != nil {
+			d.Close()
+		}
 	}
 }
 
-// listen binds addr (loopback only), falling back to a free port when the preferred one is taken.
+// listen binds addr (loopback only). A port another program holds is an error that says so: the door
+// never moves to another port on its own (ErrPortInUse). Port 0 asks for a free port knowingly (tests).
 func listen(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: address %q: %w", addr, err)
 	}
@@ -280,27 +358,40 @@ func listen(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("mcp: address %q: the MCP server listens on a loopback IP only (127.0.0.1)", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
-	if err == nil {
-		return ln, nil
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("mcp: port %s is %w: the HTTP door stays shut (choose another port in Settings › MCP; `voicebox mcp` works meanwhile)", port, ErrPortInUse)
 	}
-	ln, err2 := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err2 != nil {
+	if err != nil {
 		return nil, fmt.Errorf("mcp: listen on %s: %w", addr, err)
 	}
 	return ln, nil
 }
 
-// ClientConfig is the client config for this binary, the manager's data folder and its server.
-func (m *Manager) ClientConfig() ([]byte, error) {
+// StdioConfig is the stdio form of the client config for this binary and the manager's data folder: it
+// holds no token (mcpdoor.FormStdio).
+func (m *Manager) StdioConfig() ([]byte, error) {
+	return mcpdoor.StdioConfig(mcpdoor.Executable(), m.o.DataDir)
+}
+
+// HTTPConfig is the HTTP form, with the lasting token, for the running server's URL, or where it will
+// listen when it is off; an error while its port is in use by another program.
+func (m *Manager) HTTPConfig() ([]byte, error) {
+	addr, _ := m.addr()
+	if !mcpdoor.HasFixedPort(addr) { // a URL good for this run only
+		return nil, mcpdoor.ErrNoFixedPort
+	}
 	token, err := m.o.Settings.MCPToken()
 	if err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
-	url := m.disc.URL
+	running, url, lastErr := m.srv != nil, m.disc.URL, m.lastErr
 	m.mu.Unlock()
-	if url == "" {
-		url = mcpdoor.URL(m.o.DataDir, m.o.Addr)
+	if running && url == "" {
+		return nil, fmt.Errorf("the HTTP door is shut: %s", lastErr)
 	}
-	return mcpdoor.ClientConfigFor(mcpdoor.Executable(), m.o.DataDir, url, token)
+	if url == "" {
+		url = "http://" + addr + mcpdoor.Path
+	}
+	return mcpdoor.HTTPConfig(url, token)
 }

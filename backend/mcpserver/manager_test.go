@@ -168,8 +168,8 @@ func TestManagerForcedAndRotate(t *testing.T) {
 
 func TestManagerAdoptsThePrintedToken(t *testing.T) {
 	x := newManaged(t, "127.0.0.1:0")
-	// `voicebox mcp --print-config` ran while the app was up without a token: it wrote one to disk.
-	b, err := mcpdoor.ClientConfig(x.dir)
+	// `voicebox mcp --print-config=http` ran while the app was up without a token: it wrote one to disk.
+	b, err := mcpdoor.ClientConfig(x.dir, mcpdoor.FormHTTP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,33 +183,21 @@ func TestManagerAdoptsThePrintedToken(t *testing.T) {
 		t.Fatalf("the app made its own token %q instead of the printed %q (%v)", st.Token, printed, err)
 	}
 	// While it runs, print-config prints what the running server answers to.
-	b, _ = mcpdoor.ClientConfig(x.dir)
+	b, _ = mcpdoor.ClientConfig(x.dir, mcpdoor.FormHTTP)
 	if !strings.Contains(string(b), st.URL) || !strings.Contains(string(b), st.Token) {
 		t.Fatalf("print-config while running:\n%s", b)
 	}
 }
 
-func TestManagerFallsBackToAFreePort(t *testing.T) {
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	x := newManaged(t, busy.Addr().String())
-	st, err := x.m.SetEnabled(true)
-	if err != nil || !st.Running || strings.Contains(st.URL, busy.Addr().String()) {
-		t.Fatalf("busy port: %+v %v", st, err)
-	}
-	if code := status(t, st.URL, st.Token); code != 200 {
-		t.Fatalf("fallback server answered %d", code)
-	}
-}
-
+// An address off loopback opens no port (the socket alone serves `voicebox mcp`), and says why.
 func TestManagerRefusesNonLoopback(t *testing.T) {
 	x := newManaged(t, "0.0.0.0:0")
 	st, err := x.m.SetEnabled(true)
-	if err == nil || st.Running || !strings.Contains(st.Error, "loopback") {
+	if err != nil || st.URL != "" || !strings.Contains(st.Error, "loopback") {
 		t.Fatalf("0.0.0.0: %+v %v", st, err)
+	}
+	if d, err := mcpdoor.ReadDiscovery(x.dir); err != nil || d.URL != "" {
+		t.Fatalf("0.0.0.0: discovery %+v %v", d, err)
 	}
 }
 
@@ -227,45 +215,6 @@ func TestRemoveDiscoveryKeepsAnotherInstancesFile(t *testing.T) {
 	mcpdoor.RemoveDiscovery(dir, theirs)
 	if _, err := mcpdoor.ReadDiscovery(dir); err == nil {
 		t.Fatal("own file not removed")
-	}
-}
-
-func TestClientConfig(t *testing.T) {
-	b, err := mcpdoor.ClientConfigFor("/usr/bin/voicebox", "/home/p/.local/share/voicebox", "http://127.0.0.1:8790/mcp", testToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Type    string            `json:"type"`
-			URL     string            `json:"url"`
-			Headers map[string]string `json:"headers"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	s := cfg.MCPServers["voicebox"]
-	if s.Command != "/usr/bin/voicebox" || strings.Join(s.Args, " ") != "mcp --data /home/p/.local/share/voicebox" {
-		t.Fatalf("stdio entry: %+v", s)
-	}
-	h := cfg.MCPServers["voicebox-http"]
-	if h.URL != "http://127.0.0.1:8790/mcp" || h.Headers["Authorization"] != "Bearer "+testToken || h.Type != "http" {
-		t.Fatalf("http entry: %+v", h)
-	}
-
-	// ClientConfig makes the token on first use and keeps it.
-	dir := t.TempDir()
-	b1, err := mcpdoor.ClientConfig(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b2, _ := mcpdoor.ClientConfig(dir)
-	st, _ := settings.Open(dir)
-	if tok := st.Get().MCPToken; tok == "" || !strings.Contains(string(b1), tok) || string(b1) != string(b2) {
-		t.Fatalf("token not made once and printed:\n%s", b1)
 	}
 }
 

@@ -215,11 +215,14 @@ func (s *Server) clientsLocked() []Client {
 	return out
 }
 
-// Handler returns the HTTP handler for a server bound at hostPort (e.g. "127.0.0.1:8790"): the door
-// (Host, Origin, bearer token) in front of the SDK's Streamable HTTP handler at mcpdoor.Path.
+// Handler returns the HTTP handler for a server bound at hostPort (e.g. "127.0.0.1:8790"), or at its socket
+// (mcpdoor.SocketHost): the door (Host, Origin, bearer token) in front of the SDK's Streamable HTTP handler
+// at mcpdoor.Path.
 func (s *Server) Handler(hostPort string) http.Handler {
-	_, port, _ := net.SplitHostPort(hostPort)
-	hosts := map[string]bool{hostPort: true, "127.0.0.1:" + port: true, "localhost:" + port: true, "[::1]:" + port: true}
+	hosts := map[string]bool{hostPort: true}
+	if _, port, err := net.SplitHostPort(hostPort); err == nil { // a port's names; the socket has one (mcpdoor.SocketHost)
+		hosts["127.0.0.1:"+port], hosts["localhost:"+port], hosts["[::1]:"+port] = true, true, true
+	}
 	origins := map[string]bool{}
 	for _, o := range s.o.AllowedOrigins {
 		origins[o] = true

@@ -51,11 +51,39 @@ func (s *MCPService) RotateToken() (mcpserver.Status, error) {
 	return st, nil
 }
 
-// ClientConfig is the JSON `voicebox mcp --print-config` prints, for this binary and data folder.
+// ClientConfig is the stdio form of the client config, as `voicebox mcp --print-config` prints it: it runs
+// `voicebox mcp`, which reaches this Voicebox through a socket only this user can open, and holds no token.
 func (s *MCPService) ClientConfig() (string, error) {
 	if s == nil || s.m == nil {
 		return "", errNoMCP
 	}
-	b, err := s.m.ClientConfig()
+	b, err := s.m.StdioConfig()
 	return string(b), err
+}
+
+// HTTPClientConfig is the HTTP form (`voicebox mcp --print-config=http`): the URL and the lasting token,
+// for clients that take a URL only. Settings shows it only once the person asks for it (mcpdoor.FormHTTP).
+func (s *MCPService) HTTPClientConfig() (string, error) {
+	if s == nil || s.m == nil {
+		return "", errNoMCP
+	}
+	b, err := s.m.HTTPConfig()
+	if err != nil {
+		return "", BadRequest(err.Error())
+	}
+	return string(b), nil
+}
+
+// SetPort chooses the HTTP door's port (0: the default, 8790) and restarts a running server there. A port
+// another program holds is reported in Status.Error, as at start; a port out of range, or one the
+// environment decides (VOICEBOX_MCP_ADDR), is refused.
+func (s *MCPService) SetPort(port int) (mcpserver.Status, error) {
+	if s == nil || s.m == nil {
+		return mcpserver.Status{Clients: []mcpserver.Client{}}, errNoMCP
+	}
+	st, err := s.m.SetPort(port)
+	if err != nil && st.Error == "" {
+		return st, BadRequest(err.Error())
+	}
+	return st, nil
 }

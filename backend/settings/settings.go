@@ -42,7 +42,8 @@ type Values struct {
 	GeminiCodeModel string   `json:"geminiCodeModel,omitempty"`
 	MCPEnabled      bool     `json:"mcpEnabled,omitempty"`
 	MCPToken        string   `json:"mcpToken,omitempty"`
-	CDNHosts        []string `json:"cdnHosts"` // null means DefaultCDNHosts; [] means none (kept as written)
+	MCPPort         int      `json:"mcpPort,omitempty"` // the MCP door's port on 127.0.0.1; 0 means the default (backend/mcpdoor)
+	CDNHosts        []string `json:"cdnHosts"`          // null means DefaultCDNHosts; [] means none (kept as written)
 }
 
 // Store reads and writes the settings file. It is safe for concurrent use.

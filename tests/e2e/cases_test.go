@@ -117,7 +117,7 @@ func openRoom(t testing.TB, p page) {
 // separate renderer process, Chromium only); afterHostile, if set, runs at the end of the hostile case.
 func roomCases(t *testing.T, p page, s *server, busy bool, afterHostile func(t *testing.T)) {
 	openRoom(t, p)
-	t.Run("the secret leaves the address bar", func(t *testing.T) { caseSecretTraded(t, p) })
+	t.Run("the secret: out of the address bar, in no cookie", func(t *testing.T) { caseSecretKept(t, p, s) })
 	var echo string
 	if !t.Run("launch and call", func(t *testing.T) { echo = caseLaunchAndCall(t, p, s) }) {
 		t.FailNow()

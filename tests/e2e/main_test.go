@@ -119,25 +119,29 @@ func startServer(t testing.TB, flags ...string) *server {
 		if err != nil {
 			t.Fatalf("the room's URL %q: %v", u, err)
 		}
-		// TestServeSecret checks that the URL carries the token; here its absence only means an older
-		// binary (a benchmark's baseline).
-		s.url, s.token = room.Scheme+"://"+room.Host, room.Query().Get("token")
-		roomTokens.Store(s.url, s.token)
+		// TestServeSecret checks that the URL carries the token in its fragment; an older binary (a
+		// benchmark's baseline) printed it in the query, or not at all.
+		frag, _ := url.ParseQuery(room.EscapedFragment())
+		s.url, s.token = room.Scheme+"://"+room.Host, frag.Get("token")
+		if s.token == "" {
+			s.token = room.Query().Get("token")
+		}
+		roomLinks.Store(s.url, room.String())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("voicebox %s did not print its room URL", strings.Join(args[:1+len(flags)], " "))
 	}
 	return s
 }
 
-// roomTokens maps each server's URL to its secret, so that a browser opened on s.url gets the room's
-// address with the token (roomLink) however the test names the server.
-var roomTokens sync.Map
+// roomLinks maps each server's URL to the address it printed, so that a browser opened on s.url opens the
+// room with its secret (roomLink) however the test names the server.
+var roomLinks sync.Map
 
-// roomLink is the address a browser opens for the room at base: with the server's token when it is one
-// startServer started.
+// roomLink is the address a browser opens for the room at base: the one `voicebox serve` printed, secret
+// included, when startServer started it.
 func roomLink(base string) string {
-	if tok, ok := roomTokens.Load(base); ok && tok != "" {
-		return base + "/?token=" + url.QueryEscape(tok.(string))
+	if link, ok := roomLinks.Load(base); ok {
+		return link.(string)
 	}
 	return base + "/"
 }

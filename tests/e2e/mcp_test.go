@@ -12,10 +12,12 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,6 +172,22 @@ func TestMCPEndToEnd(t *testing.T) {
 	if shownURL != d.URL {
 		t.Fatalf("Settings › MCP shows %q, the server runs at %q", shownURL, d.URL)
 	}
+	// Settings › MCP's client config is the stdio form (no token); the HTTP form waits behind its own
+	// disclosure, with its warning (issue 28, finding 3).
+	var shown struct {
+		Config      string `json:"config"`
+		HTTPOpen    bool   `json:"httpOpen"`
+		HTTPWarning string `json:"httpWarning"`
+	}
+	eval(nil, `document.getElementById("mcp-config-show").click()`)
+	waitFor("the client config shown", `!document.getElementById("mcp-config").hidden`)
+	eval(&shown, `{config: document.getElementById("mcp-config").textContent, httpOpen: document.getElementById("mcp-http").open,
+		httpWarning: document.getElementById("mcp-http-warning").textContent}`)
+	if !strings.Contains(shown.Config, `"mcp"`) || strings.Contains(shown.Config, d.Token) || strings.Contains(shown.Config, "voicebox-http") ||
+		shown.HTTPOpen || !strings.Contains(shown.HTTPWarning, "receives it") {
+		t.Fatalf("Settings › MCP: %+v", shown)
+	}
+	eval(nil, `document.getElementById("mcp-config-show").click()`)
 
 	// A Go SDK client watches for list_changed through the whole test.
 	changed := make(chan struct{}, 32)
@@ -416,4 +434,70 @@ func mcpRawInitialize(t *testing.T, url string, hdr map[string]string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// The MCP door with its port taken, end to end (issue 28, finding 3): `voicebox serve --mcp` with
+// VOICEBOX_MCP_ADDR on a port another program holds opens no other port, says so in Settings' status, and
+// `voicebox mcp` (the stdio form, which `--print-config` prints) still reaches it through its socket; the
+// program on the port hears no token. No browser: the host verbs answer without a room.
+func TestMCPTakenPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end tests are skipped in -short mode")
+	}
+	var mu sync.Mutex
+	var heard []string
+	sq := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		heard = append(heard, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer sq.Close()
+	taken := strings.TrimPrefix(sq.URL, "http://")
+	t.Setenv("VOICEBOX_MCP_ADDR", taken)
+	s := startServer(t, "--mcp")
+	var st struct {
+		Running bool   `json:"running"`
+		URL     string `json:"url"`
+		Socket  string `json:"socket"`
+		Error   string `json:"error"`
+	}
+	if code := s.call(t, &st, "MCPService.Status"); code != 200 || !st.Running || st.URL != "" || st.Socket == "" ||
+		!strings.Contains(st.Error, "port "+mcpPort(sq.URL+"/mcp")+" is in use by another program") {
+		t.Fatalf("MCP with its port taken: %d %+v", code, st)
+	}
+	d, err := s.discovery(t)
+	if err != nil || d.URL != "" {
+		t.Fatalf("discovery file: %+v %v", d, err)
+	}
+
+	// The printed config: the stdio form, no token; the HTTP form is refused while the port is another's.
+	out, err := exec.Command(s.bin, "mcp", "--print-config", "--data", s.data).Output()
+	if err != nil || !strings.Contains(string(out), `"mcp"`) || strings.Contains(string(out), d.Token) || strings.Contains(string(out), "http") {
+		t.Fatalf("--print-config: %v\n%s", err, out)
+	}
+	var errOut bytes.Buffer
+	cmd := exec.Command(s.bin, "mcp", "--print-config=http", "--data", s.data)
+	cmd.Stderr = &errOut
+	if out, err := cmd.Output(); err == nil || strings.Contains(string(out), d.Token) || !strings.Contains(errOut.String(), "in use by another program") {
+		t.Fatalf("--print-config=http with the port taken: %v\n%s%s", err, out, errOut.String())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-stdio", Version: "1"}, nil).Connect(ctx,
+		&mcp.CommandTransport{Command: exec.Command(s.bin, "mcp", "--data", s.data)}, nil)
+	if err != nil {
+		t.Fatalf("voicebox mcp: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_mini_apps", Arguments: map[string]any{}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "scoreboard") {
+		t.Fatalf("list_mini_apps over stdio with the port taken: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(heard) != 0 {
+		t.Fatalf("the program on the port heard %q", heard)
+	}
 }

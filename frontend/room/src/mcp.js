@@ -1,6 +1,8 @@
 // MCP: the door that lets MCP clients (Claude Desktop, Cursor, VS Code, the MCP Inspector) list and call the
-// open mini-apps' tools. Settings › MCP holds the switch, the URL, the bearer token and a ready client
-// config; it mounts into #settings-mcp when the Settings dialog has one, and into the side panel until then.
+// open mini-apps' tools. Settings › MCP holds the switch, the URL, the bearer token, the port and the client
+// configs: the stdio form (no token) in view, the HTTP form (the lasting token) only once the person opens
+// it, with what it risks (docs/sandbox.md, "Ports and credentials"). It mounts into #settings-mcp when the
+// Settings dialog has one, and into the side panel until then.
 // The side panel always shows who is connected. Each external call lands in the activity log through the
 // registry's "activity" events, caller "mcp:<client name>".
 import { call, on } from "./transport.js";
@@ -22,6 +24,10 @@ const ui = {
   token: el("input", { type: "password", id: "mcp-token", readonly: true, spellcheck: "false", autocomplete: "off" }),
   showToken: el("button", { type: "button", id: "mcp-token-show" }, "Show"),
   config: el("pre", { id: "mcp-config", class: "mcp-config", hidden: true }),
+  port: el("input", { type: "number", id: "mcp-port", min: "1", max: "65535", step: "1", inputmode: "numeric" }),
+  portUse: el("button", { type: "button", id: "mcp-port-use", onclick: usePort }, "Use"),
+  portNote: el("span", { id: "mcp-port-note", class: "meta" }),
+  httpConfig: el("pre", { id: "mcp-http-config", class: "mcp-config", hidden: true }),
   discovery: el("p", { id: "mcp-discovery", class: "meta" }),
 };
 
@@ -51,13 +57,25 @@ const panel = el("div", { id: "mcp-settings", class: "mcp-settings" },
     el("button", { type: "button", id: "mcp-token-rotate", class: "danger", onclick: rotate }, "New token")),
   el("div", { class: "mcp-field" },
     el("span", { class: "label" }, "Client config"),
-    el("button", { type: "button", id: "mcp-config-show", onclick: toggleConfig }, "Show"),
+    el("button", { type: "button", id: "mcp-config-show", onclick: () => toggleConfig(ui.config, "mcp-config-show", "MCPService.ClientConfig") }, "Show"),
     copyButton("Client config", () => call("MCPService.ClientConfig"))),
   ui.config,
   el("p", { class: "meta" },
-    "The config's \"voicebox\" entry runs `voicebox mcp`, which speaks MCP over stdio and forwards to this window " +
-    "(clients that only launch commands, such as Claude Desktop); \"voicebox-http\" is for clients that take a URL and headers. " +
-    "The same JSON is printed by `voicebox mcp --print-config`."),
+    "The client config runs `voicebox mcp`, which speaks MCP over stdio and reaches this window through a socket only " +
+    "your user can open: it holds no token. `voicebox mcp --print-config` prints the same."),
+  el("div", { class: "mcp-field" }, el("label", { for: "mcp-port" }, "Port"), ui.port, ui.portUse, ui.portNote),
+  el("details", { id: "mcp-http" },
+    el("summary", {}, "HTTP config, for clients that take a URL only"),
+    el("p", { class: "meta", id: "mcp-http-warning" },
+      "It holds the token above, which does not change until you make a new one. A client set up with it sends the token " +
+      "to 127.0.0.1 at this port whether or not Voicebox listens there: while Voicebox is closed, or its port is taken, " +
+      "whatever program holds the port receives it. Use the client config above where the client can run a command. " +
+      "`voicebox mcp --print-config=http` prints the same."),
+    el("div", { class: "mcp-field" },
+      el("span", { class: "label" }, "HTTP config"),
+      el("button", { type: "button", id: "mcp-http-config-show", onclick: () => toggleConfig(ui.httpConfig, "mcp-http-config-show", "MCPService.HTTPClientConfig") }, "Show"),
+      copyButton("HTTP config", () => call("MCPService.HTTPClientConfig"))),
+    ui.httpConfig),
   ui.discovery);
 
 ui.enabled.addEventListener("change", async () => {
@@ -65,7 +83,7 @@ ui.enabled.addEventListener("change", async () => {
   ui.enabled.disabled = true;
   try {
     render(await call("MCPService.SetEnabled", want));
-    if (want && status && !status.running) notify("MCP did not start. Another program may use its address: pick another port here.", "error", { details: status.error || "" });
+    if (want) tellShut();
   } catch (err) {
     notifyError(err, { doing: `Could not switch MCP ${want ? "on" : "off"}` });
     ui.enabled.checked = !want;
@@ -80,6 +98,26 @@ ui.showToken.addEventListener("click", () => {
   ui.showToken.textContent = showToken ? "Hide" : "Show";
 });
 
+// tellShut says when a door did not open: the port in use by another program, say. MCP never moves to
+// another port on its own (a client set up for this one would send its token to that program).
+function tellShut() {
+  if (!status || !status.enabled) return;
+  if (!status.running) notify("MCP did not start.", "error", { details: status.error || "" });
+  else if (status.error) notify(status.url ? "MCP is on, but `voicebox mcp` uses its port." : "MCP is on for `voicebox mcp` only: its port is in use by another program. Choose another port in Settings › MCP.", "error", { details: status.error });
+}
+
+async function usePort() {
+  const port = ui.port.value.trim() === "" ? 0 : Number(ui.port.value);
+  try {
+    render(await call("MCPService.SetPort", port));
+    notify(status.port ? `MCP's port is now ${status.port}.` : "MCP's port is back to its default.", "ok");
+    tellShut();
+    if (!ui.httpConfig.hidden) ui.httpConfig.textContent = await call("MCPService.HTTPClientConfig");
+  } catch (err) {
+    notifyError(err, { doing: "The port did not change" });
+  }
+}
+
 async function rotate() {
   const yes = await askConfirm({
     title: "Make a new MCP token?",
@@ -90,22 +128,23 @@ async function rotate() {
   try {
     render(await call("MCPService.RotateToken"));
     notify("New MCP token made.", "ok");
-    if (!ui.config.hidden) ui.config.textContent = await call("MCPService.ClientConfig");
+    if (!ui.httpConfig.hidden) ui.httpConfig.textContent = await call("MCPService.HTTPClientConfig");
   } catch (err) {
     notifyError(err, { doing: "No new token was made" });
   }
 }
 
-async function toggleConfig() {
-  if (!ui.config.hidden) {
-    ui.config.hidden = true;
-    $("mcp-config-show").textContent = "Show";
+// toggleConfig shows or hides a client config (pre) that method builds; button is its Show button's id.
+async function toggleConfig(pre, button, method) {
+  if (!pre.hidden) {
+    pre.hidden = true;
+    $(button).textContent = "Show";
     return;
   }
   try {
-    ui.config.textContent = await call("MCPService.ClientConfig");
-    ui.config.hidden = false;
-    $("mcp-config-show").textContent = "Hide";
+    pre.textContent = await call(method);
+    pre.hidden = false;
+    $(button).textContent = "Hide";
   } catch (err) {
     notifyError(err, { doing: "Could not build the client config" });
   }
@@ -148,8 +187,12 @@ function render(st) {
   ui.url.value = s.running ? s.url || "" : "";
   ui.token.value = s.token || "";
   ui.discovery.textContent = s.discovery ? `While it runs, ${s.discovery} tells \`voicebox mcp\` where to find it.` : "";
+  if (document.activeElement !== ui.port) ui.port.value = s.port ? String(s.port) : "";
+  ui.port.disabled = ui.portUse.disabled = Boolean(s.portFixedBy);
+  ui.portNote.textContent = s.portFixedBy ? `${s.portFixedBy} decides it for this run.` : "";
   let line;
-  if (s.running) line = `On${s.forced ? " (--mcp)" : ""}: ${s.url}`;
+  if (s.running && s.url) line = `On${s.forced ? " (--mcp)" : ""}: ${s.url}${s.error ? ` (${s.error})` : ""}`;
+  else if (s.running) line = `On for \`voicebox mcp\` only: ${s.error || "no port"}`;
   else if (s.enabled && s.error) line = `Not running: ${s.error}`;
   else line = "Off";
   ui.state.textContent = line;
@@ -158,7 +201,7 @@ function render(st) {
   const clients = s.clients || [];
   const state = $("mcp-state");
   if (state) {
-    state.textContent = s.running ? `listening on ${s.url}` : s.enabled ? "not running" : "off";
+    state.textContent = s.running ? (s.url ? `listening on ${s.url}` : "on for `voicebox mcp` only (its port is shut)") : s.enabled ? "not running" : "off";
     state.dataset.running = String(Boolean(s.running));
   }
   const count = $("mcp-count");

@@ -7,7 +7,7 @@
 // Always listening: audio streams and the provider detects turns.
 //
 // For automation: window.voicebox.session = { start(provider), sendText(text), stop(), state, … }.
-import { call, on, isDesktop } from "./transport.js";
+import { call, on, isDesktop, socketProtocols } from "./transport.js";
 import { el, notify, notifyError } from "./ui.js";
 import { describe } from "./errortext.js";
 
@@ -207,7 +207,7 @@ const link = {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // Before the microphone is open the socket still plays the model's audio; its rate is a placeholder.
     this.openRate = this.rate || 48000;
-    const ws = new WebSocket(`${scheme}://${location.host}/api/session/audio?rate=${this.openRate}`);
+    const ws = new WebSocket(`${scheme}://${location.host}/api/session/audio?rate=${this.openRate}`, socketProtocols());
     ws.binaryType = "arraybuffer";
     ws.onmessage = (ev) => { if (typeof ev.data !== "string") player.play(ev.data); };
     ws.onclose = () => {
