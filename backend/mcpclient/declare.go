@@ -11,10 +11,31 @@ import (
 	"github.com/voicebox/voicebox/backend/toolcontract"
 )
 
-// NamePrefix starts every name a server tool is exposed by. No host verb starts with it, and no app
-// tool's exposed name does: an app's is its slug (store.SlugOf: a-z, 0-9 and '-') or its id (app_…,
-// page_…, doc_…, local_…), then "__" (docs/tools.md), so none begins "mcp_" (docs/mcp-apps.md, "Names").
+// NamePrefix starts every name a server tool is exposed by, and a letter or digit follows it (see
+// IsServerToolName). No host verb and no app tool is named so: an app tool's exposed name is its app's
+// slug (store.SlugOf: a-z, 0-9 and '-', so never "mcp_x"; an app slugged "mcp" gives "mcp__…") or its id
+// (app_…, page_…, doc_…, local_…), then "__" and the tool (docs/tools.md; docs/mcp-apps.md, "Names").
 const NamePrefix = "mcp_"
+
+// IsServerToolName reports whether name has the form of a server tool's exposed name: NamePrefix and
+// then a letter or digit. A door can route a call by it before looking the name up.
+func IsServerToolName(name string) bool {
+	if len(name) <= len(NamePrefix) || name[:len(NamePrefix)] != NamePrefix {
+		return false
+	}
+	c := name[len(NamePrefix)]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// serverPart is a server's name as it appears in its tools' names: nameBytes, and "s" in front when it
+// would not start with a letter or digit, so that every name keeps IsServerToolName's form.
+func serverPart(server string) string {
+	p := nameBytes(server)
+	if c := p[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+		p = "s" + p
+	}
+	return p
+}
 
 // ToolRef names one tool of one server.
 type ToolRef struct {
@@ -23,7 +44,7 @@ type ToolRef struct {
 }
 
 // namer gives server tools their exposed names: mcp_<server>__<tool>, every byte of either outside
-// [a-zA-Z0-9_-] replaced by '_', through one toolcontract.Namer, so the rules of app tools hold: at most
+// [a-zA-Z0-9_-] replaced by '_' (and "s" before a server part that would start otherwise), through one toolcontract.Namer, so the rules of app tools hold: at most
 // 64 bytes (a longer name, or one another tool holds, becomes its first 55 bytes, '_' and 8 hex digits of
 // a hash of the server and tool), and a name stays with the (server, tool) that got it, while the server
 // restarts and after, so a name a model learned never reaches another tool.
@@ -40,7 +61,7 @@ func (n *namer) assign(tools []*Tool) map[ToolRef]string {
 		// two tools whose names map alike ("a.b", "a_b") are two keys and the second gets a suffix.
 		k := toolcontract.Exposed{AppID: t.Server + "\x00" + t.Name, Tool: nameBytes(t.Name)}
 		keys[k] = ToolRef{Server: t.Server, Tool: t.Name}
-		in = append(in, toolcontract.AppTools{AppID: k.AppID, Slug: NamePrefix + t.Server,
+		in = append(in, toolcontract.AppTools{AppID: k.AppID, Slug: NamePrefix + serverPart(t.Server),
 			Tools: []*toolcontract.Tool{{Name: k.Tool}}})
 	}
 	out := map[ToolRef]string{}
@@ -59,7 +80,7 @@ func nameBytes(s string) string {
 		}
 	}
 	if len(b) == 0 {
-		return "tool"
+		return "x"
 	}
 	return string(b)
 }
@@ -473,6 +494,7 @@ func describesValue(m any) bool {
 	return false
 }
 
+// inferType tells a schema's type from its other words when it has no "type".
 func inferType(s map[string]any) string {
 	switch {
 	case s["properties"] != nil:
@@ -480,10 +502,39 @@ func inferType(s map[string]any) string {
 	case s["items"] != nil || s["prefixItems"] != nil:
 		return "array"
 	}
-	if _, ok := stringEnum(s); ok {
-		return "string"
+	vals, ok := s["enum"].([]any)
+	if c, has := s["const"]; !ok && has {
+		vals, ok = []any{c}, true
 	}
-	return ""
+	if !ok || len(vals) == 0 {
+		return ""
+	}
+	kind := ""
+	for _, v := range vals {
+		k := ""
+		switch x := v.(type) {
+		case string:
+			k = "string"
+		case bool:
+			k = "boolean"
+		case json.Number:
+			k = "number"
+			if _, err := x.Int64(); err == nil && kind != "number" {
+				k = "integer"
+			}
+		}
+		switch {
+		case k == "":
+			return ""
+		case kind == "" || kind == k:
+			kind = k
+		case kind == "integer" && k == "number" || kind == "number" && k == "integer":
+			kind = "number"
+		default:
+			return ""
+		}
+	}
+	return kind
 }
 
 // stringEnum is the schema's enum (or const) when every value is a string.

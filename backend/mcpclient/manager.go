@@ -303,7 +303,9 @@ func (m *Manager) runOnce(ctx context.Context, s *server, r *run) string {
 	m.mu.Lock()
 	cfg := s.cfg.clone()
 	s.starts++
-	s.stderr.mark("start %d", s.starts)
+	if cfg.Transport() == TransportStdio {
+		s.stderr.mark("start %d", s.starts)
+	}
 	m.changedLocked()
 	m.mu.Unlock()
 
@@ -456,7 +458,7 @@ func listTools(ctx context.Context, server string, cs *mcp.ClientSession) ([]*To
 				extra++
 				continue
 			}
-			out = append(out, newTool(server, t))
+			out = append(out, NewTool(server, t))
 		}
 		if res.NextCursor == "" || res.NextCursor == cursor {
 			break
@@ -549,7 +551,9 @@ type Snapshot struct {
 }
 
 // Name is the exposed name of a tool ("" when the model may not call it now).
-func (s *Snapshot) Name(server, tool string) string { return s.names[ToolRef{Server: server, Tool: tool}] }
+func (s *Snapshot) Name(server, tool string) string {
+	return s.names[ToolRef{Server: server, Tool: tool}]
+}
 
 // Resolve finds the tool an exposed name stands for.
 func (s *Snapshot) Resolve(name string) (ToolRef, bool) {

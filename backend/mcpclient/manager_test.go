@@ -251,11 +251,11 @@ func TestArgumentsAreCheckedBeforeTheServerSeesThem(t *testing.T) {
 		{`{"month":"2026-1"}`, toolcontract.CodeInvalidArgument, "/month"}, // pattern
 		{`{"month":7}`, toolcontract.CodeInvalidArgumentType, "/month"},
 		{`{"month":"2026-01","category":"cars"}`, toolcontract.CodeInvalidArgumentEnum, "/category"},
-		{`{"month":"2026-01","limit":0}`, toolcontract.CodeInvalidArgumentRange, "/limit"}, // anyOf's integer branch
-		{`{"month":"2026-01","tags":[""]}`, toolcontract.CodeInvalidArgumentLength, "/tags/0"},  // through $ref
-		{`{"month":"2026-01","extra":1}`, toolcontract.CodeInvalidArgument, ""},                 // additionalProperties
-		{`{"month":"2026-01","month":"2026-02"}`, toolcontract.CodeInvalidToolArguments, ""},     // duplicate key
-		{`{"month":"2026-01","email":"\ud800@x"}`, toolcontract.CodeInvalidToolArguments, ""},    // lone surrogate
+		{`{"month":"2026-01","limit":0}`, toolcontract.CodeInvalidArgumentRange, "/limit"},     // anyOf's integer branch
+		{`{"month":"2026-01","tags":[""]}`, toolcontract.CodeInvalidArgumentLength, "/tags/0"}, // through $ref
+		{`{"month":"2026-01","extra":1}`, toolcontract.CodeInvalidArgument, ""},                // additionalProperties
+		{`{"month":"2026-01","month":"2026-02"}`, toolcontract.CodeInvalidToolArguments, ""},   // duplicate key
+		{`{"month":"2026-01","email":"\ud800@x"}`, toolcontract.CodeInvalidToolArguments, ""},  // lone surrogate
 		{`[1]`, toolcontract.CodeInvalidToolArguments, ""},
 		{`{"month":"2026-01"} x`, toolcontract.CodeInvalidToolArguments, ""},
 		{`{"month":"2026-01","tags":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, toolcontract.CodeInvalidArgumentBounds, ""},

@@ -55,10 +55,10 @@ func (t *Tool) VisibleTo(who string) bool { return slices.Contains(t.Visibility,
 // Callable reports whether the tool can be called (its schema compiled).
 func (t *Tool) Callable() bool { return t.schema != nil }
 
-// newTool reads one tool of server's tools/list answer: its visibility and view from _meta, its input
+// NewTool reads one tool of server's tools/list answer: its visibility and view from _meta, its input
 // schema compiled once (never per call). A schema that does not compile makes a tool with a Problem, not
 // an error: the server's other tools stay usable.
-func newTool(server string, in *mcp.Tool) *Tool {
+func NewTool(server string, in *mcp.Tool) *Tool {
 	t := &Tool{Server: server, Name: in.Name, Title: in.Title, Description: in.Description,
 		Visibility: []string{VisibleToModel, VisibleToApp}}
 	if t.Title == "" && in.Annotations != nil {

@@ -140,7 +140,9 @@ func NewServer(o Options) *mcp.Server {
 		})
 	s.AddTool(&mcp.Tool{Name: "refresh-budget", Description: "Refresh the view's data.", InputSchema: obj,
 		Meta: ui("resourceUri", ViewURI, "visibility", []string{"app"})},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("refreshed"), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("refreshed"), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "say_hello", Description: "Greets someone.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		Meta:        ui("visibility", []string{"model"})},
@@ -154,7 +156,9 @@ func NewServer(o Options) *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("legacy"), nil })
 	s.AddTool(&mcp.Tool{Name: "broken_schema", Description: "Its schema refers outside itself.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://schemas.invalid/x.json"}}}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("should not run"), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("should not run"), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "crash", Description: "Ends the server's process.", InputSchema: obj},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if o.Exit == nil {
@@ -185,7 +189,9 @@ func NewServer(o Options) *mcp.Server {
 			return text("%s", v), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "pid", Description: "This process's id.", InputSchema: obj},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("%d", os.Getpid()), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("%d", os.Getpid()), nil
+		})
 	s.AddTool(&mcp.Tool{Name: "spawn", Description: "Starts a child process that sleeps; answers its id.", InputSchema: obj},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			exe, err := os.Executable()
