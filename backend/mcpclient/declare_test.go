@@ -265,6 +265,11 @@ func TestSchemasThatDoNotCompileMakeAToolThatCannotBeCalled(t *testing.T) {
 			t.Errorf("%s: a call was not refused: %v", c.schema, r)
 		}
 	}
+	for _, name := range []string{"", "a\u202eb", "tab\there", strings.Repeat("n", 129)} {
+		if tl := mcpclient.NewTool("s", &mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}); tl.Callable() || tl.Problem == "" {
+			t.Errorf("a tool named %q can be called", name)
+		}
+	}
 	// an unknown $schema is read as 2020-12, never fetched
 	tl := mcpclient.NewTool("s", &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"$schema":"https://schemas.invalid/custom","type":"object","properties":{"a":{"type":"string"}}}`)})
 	if !tl.Callable() {

@@ -430,7 +430,7 @@ func (t *stdioTransport) closeProc() {
 }
 
 // clientCapabilities are what Voicebox offers a server: the MCP Apps extension with the one view type it
-// renders, and nothing else (no roots, sampling or elicitation).
+// renders; no sampling or elicitation (the SDK writes "roots":{} whatever it is given, and lists no roots).
 func clientCapabilities() *mcp.ClientCapabilities {
 	caps := &mcp.ClientCapabilities{}
 	caps.AddExtension(UIExtension, map[string]any{"mimeTypes": []string{ViewMIMEType}})

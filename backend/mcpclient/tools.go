@@ -102,8 +102,9 @@ func NewTool(server string, in *mcp.Tool) *Tool {
 			t.Problem = display.Text(err.Error(), 512)
 		}
 	}
-	if t.Name == "" || len(t.Name) > 128 || !utf8.ValidString(t.Name) {
-		t.Problem, t.schema = "its name is empty, over 128 bytes or not UTF-8", nil
+	if t.Name == "" || len(t.Name) > 128 || !utf8.ValidString(t.Name) || display.Clean(t.Name) != t.Name {
+		// a name is shown as it is and called as it is: one that reads otherwise than it is cannot be
+		t.Problem, t.schema = "its name is empty, over 128 bytes, or has control or bidirectional characters", nil
 	}
 	return t
 }
