@@ -88,8 +88,9 @@ test-unit: test-race test-alloc test-fuzz
 
 test-native: build test-vet test-package test-suites
 
+# VOICEBOX_REQUIRE_MCPAPPS: the published MCP Apps example server (scripts/deps.sh installs it) must run.
 test-race:
-	$(GO) test -race -vet=off -tags $(TAGS) -timeout 15m $(UNIT)
+	VOICEBOX_REQUIRE_MCPAPPS=1 $(GO) test -race -vet=off -tags $(TAGS) -timeout 15m $(UNIT)
 
 # Under -race sync.Pool drops items at random, so the allocation test skips there and runs here, plain.
 test-alloc:

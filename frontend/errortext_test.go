@@ -7,6 +7,7 @@ import (
 
 	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/httpapi"
+	"github.com/voicebox/voicebox/backend/mcpclient"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/services"
 	"github.com/voicebox/voicebox/backend/toolcontract"
@@ -28,7 +29,7 @@ func TestEveryErrorCodeHasASentence(t *testing.T) {
 	if len(have) < 30 {
 		t.Fatalf("read only %d entries from errortext.js: the pattern no longer matches its table", len(have))
 	}
-	codes := append(append(services.Codes(), author.Codes()...),
+	codes := append(append(append(services.Codes(), author.Codes()...), mcpclient.Codes()...),
 		// the voice session
 		voice.CodeMissingKey, voice.CodeKeyRefused, voice.CodeUnknownProvider, voice.CodeNotRunning, voice.CodeUpstream,
 		voice.CodeSetupTimeout, voice.CodeConnectionLost, voice.CodeBadRequest, voice.CodeBadAudio,

@@ -48,6 +48,8 @@ modules() {
       echo "deps: frontend/node_modules is a link; leaving the install it points to alone"
     elif command -v npm >/dev/null 2>&1; then
       (cd frontend && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+      # the MCP Apps project's published example servers, run by backend/mcpclient's tests (docs/mcp-apps.md)
+      (cd tests/mcpapps && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
     else
       echo "deps: npm is missing; the apt step installs nodejs, then run scripts/deps.sh test modules again" >&2
     fi
