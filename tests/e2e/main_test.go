@@ -306,3 +306,20 @@ func js(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// waitListed waits until the store finds ref (a file a test just wrote reaches the store through its
+// watcher, a moment later); a minute is a hang's backstop, not a measure.
+func waitListed(t testing.TB, s *server, ref string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		status, err := s.tryCall(nil, "StoreService.Get", ref)
+		if err == nil && status == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store never found %s (status %d, %v)", ref, status, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

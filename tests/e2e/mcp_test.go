@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/voicebox/voicebox/backend/verbs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -222,7 +223,7 @@ func TestMCPEndToEnd(t *testing.T) {
 		}
 		return out
 	}
-	if n := listNames(); len(n) != 3 || n["launch_mini_app"] == "" {
+	if n := listNames(); len(n) != len(verbs.For(verbs.MCP)) || n["launch_mini_app"] == "" || n["write_mini_app"] == "" {
 		t.Fatalf("before any app opened, tools/list = %v", n)
 	}
 	waitFor("the watcher as a connected client", `!!document.querySelector('#mcp-clients li[data-client="e2e-watcher"]')`)
@@ -280,7 +281,7 @@ func TestMCPEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if !found || len(listed.Tools) != 5 {
+	if !found || len(listed.Tools) != 2+len(verbs.For(verbs.MCP)) {
 		t.Fatalf("Inspector's tools/list: %s", out)
 	}
 
