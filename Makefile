@@ -127,7 +127,7 @@ fuzz:
 # desktop's cold start by stage, memory, watchdog recovery and second launch beside WebKitGTK's MiniBrowser.
 bench: deps-test build
 	$(GO) test -run '^$$' -bench . -benchmem -tags $(TAGS) ./backend/...
-	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestBenchmark(RoundTrip|MCP)' -v ./tests/e2e
+	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestBenchmark(RoundTrip|MCP|Authoring)' -v ./tests/e2e
 	VOICEBOX_BIN=$(CURDIR)/$(BIN) VOICEBOX_BENCH=1 $(GO) test -count=1 -tags $(TAGS) -timeout 30m -run 'TestBenchmark(MCP|Desktop)' -v ./tests/desktop
 
 # The compatibility table (tests/compat, docs/webmcp.md): every page of the corpus as a plain page and as a

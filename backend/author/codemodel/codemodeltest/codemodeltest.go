@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Providers.
@@ -191,9 +192,10 @@ type Server struct {
 	waiting chan int
 	gone    chan int
 
-	mu    sync.Mutex
-	queue []Answer
-	reqs  []Request
+	mu       sync.Mutex
+	queue    []Answer
+	reqs     []Request
+	lastByte time.Time
 }
 
 // NewOpenAI starts a fake OpenAI Responses API, closed when the test ends.
@@ -414,6 +416,17 @@ func (st *stream) event(name string, v any) {
 	if f, ok := st.w.(http.Flusher); ok {
 		f.Flush()
 	}
+	st.s.mu.Lock()
+	st.s.lastByte = time.Now()
+	st.s.mu.Unlock()
+}
+
+// LastByte is when the fake flushed the last event of any answer (a benchmark's start: "the code model's last
+// byte").
+func (s *Server) LastByte() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastByte
 }
 
 func (s *Server) String() string { return s.Provider + " fake at " + s.URL }
