@@ -269,12 +269,17 @@ func authoringCases(t *testing.T, p page, s *server, fake *codemodeltest.Server)
 	})
 
 	const refused = "make me a pomodoro timer"
-	t.Run("a refused key: the card's sentence and Open Settings; the code model is a setting", func(t *testing.T) {
+	t.Run("a refused key: the card's sentence and Open Settings; the code model is a setting; Try Again", func(t *testing.T) {
 		var windows int
 		eval(t, p, &windows, `return document.querySelectorAll(".mini-app-window").length;`)
 		fake.Queue(codemodeltest.Status(401, "Incorrect API key provided: "+codeKey+". You can find your API key in your account settings."))
 		newApp(t, p, refused, "")
 		c := waitCard(t, p, refused, "failed")
+		var after int
+		eval(t, p, &after, `return document.querySelectorAll(".mini-app-window").length;`)
+		if after != windows {
+			t.Errorf("a failed build opened a window (%d, was %d)", after, windows)
+		}
 		if c.Outcome != "OpenAI refused the API key, so the app was not written. Check the key in Settings." ||
 			strings.Join(c.Actions, ",") != "Open Settings,Try Again,Dismiss" || strings.Contains(c.Outcome, codeKey) {
 			t.Errorf("the failed card: %+v", c)
@@ -300,13 +305,19 @@ func authoringCases(t *testing.T, p page, s *server, fake *codemodeltest.Server)
 		if settings.OpenAI.CodeModel != "gpt-e2e-code" {
 			t.Errorf("the code model saved is %q", settings.OpenAI.CodeModel)
 		}
-		var after int
-		eval(t, p, &after, `return document.querySelectorAll(".mini-app-window").length;`)
-		if after != windows {
-			t.Errorf("a failed build opened a window (%d, was %d)", after, windows)
+		// Try Again asks for the same app again, with the code model now set; it opens.
+		fake.Queue(codemodeltest.Text(`<!doctype html><html><head><title>Pomodoro</title></head><body><p>25:00</p><script>
+navigator.modelContext.registerTool({ name: "get_time", description: "The time left", inputSchema: { type: "object", properties: {} }, execute: () => ({ left: "25:00" }) });
+</script></body></html>`))
+		eval(t, p, nil, `[...document.querySelectorAll("#build-list .build-card")].find((c) => c.dataset.state === "failed" && c.querySelector(".build-request").textContent === %s)
+			.querySelector(".build-retry").click();`, js(refused))
+		waitCard(t, p, refused, "done")
+		waitTrue(t, p, 10*time.Second, 50*time.Millisecond, "Pomodoro open", `return window.voicebox.apps().some((a) => a.title === "Pomodoro" && a.ready);`)
+		if reqs := fake.Requests(); !strings.Contains(reqs[len(reqs)-1].Messages[0].Text, refused) || reqs[len(reqs)-1].Model != "gpt-e2e-code" {
+			t.Errorf("Try Again asked model %q for %q", reqs[len(reqs)-1].Model, reqs[len(reqs)-1].Messages[0].Text)
 		}
-		eval(t, p, nil, `[...document.querySelectorAll("#build-list .build-card")].find((c) => c.querySelector(".build-request").textContent === %s)
-			.querySelector(".build-dismiss").click();`, js(refused))
+		eval(t, p, nil, `await window.voicebox.close(window.voicebox.apps().find((a) => a.title === "Pomodoro").appId);`)
+		eval(t, p, nil, `for (const c of document.querySelectorAll("#build-list .build-card")) if (c.querySelector(".build-request").textContent === %s) c.querySelector(".build-dismiss").click();`, js(refused))
 		if c := cardFor(t, p, refused); c.ID != "" {
 			t.Errorf("Dismiss left the card: %+v", c)
 		}
