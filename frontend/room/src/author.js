@@ -159,6 +159,7 @@ const form = {
 async function create(e) {
   e?.preventDefault();
   const description = form.text.value.trim();
+  if (form.create.disabled) return; // the one before is still being started
   if (!description) { form.text.focus(); return; }
   form.create.disabled = true;
   const job = await start(["AuthorService.Create", description, form.name.value.trim()], "The app was not started");
