@@ -5,7 +5,8 @@ package desktop
 // 760×480, each kept as a screenshot named by scenario and judged by the boxes the room measures
 // (tests/layout), which the window reports to the file named by VOICEBOX_LAYOUT_PROBE (the test cannot read
 // the window's DOM otherwise). Then what only the desktop has: the menu's accelerators, which Go sends back
-// to the room (Ctrl+B hides the Mini-Apps panel, Ctrl+/ opens Help › Keyboard Shortcuts, Escape closes it).
+// to the room (Ctrl+B hides the Mini-Apps panel, Ctrl+N shows it with the New App field, Ctrl+/ opens Help ›
+// Keyboard Shortcuts, Escape closes it).
 
 import (
 	"encoding/json"
@@ -151,6 +152,13 @@ func TestLayoutInTheWindow(t *testing.T) {
 	before := sidebarShown(readReport(t, s, report, "the room at its minimum", func(r layout.Report) bool { return r.Viewport.W == 760 }))
 	key("ctrl+b")
 	readReport(t, s, report, "the Mini-Apps panel toggled by Ctrl+B", func(r layout.Report) bool { return sidebarShown(r) != before })
+	// File › New App… (Ctrl+N) shows the Mini-Apps panel, where its field is, when it is hidden.
+	if !before {
+		key("ctrl+b")
+		readReport(t, s, report, "the Mini-Apps panel hidden again by Ctrl+B", func(r layout.Report) bool { return !sidebarShown(r) })
+	}
+	key("ctrl+n")
+	readReport(t, s, report, "the Mini-Apps panel shown by Ctrl+N (New App…)", sidebarShown)
 	key("ctrl+slash")
 	readReport(t, s, report, "Help › Keyboard Shortcuts open after Ctrl+/", func(r layout.Report) bool {
 		return strings.Contains(strings.Join(r.Dialogs, ","), "shortcuts-dialog")

@@ -17,7 +17,10 @@ const wins = new Map(); // pop-over window → { body, caught }: the element tha
 let owner = null; // the window whose app has the keyboard, or null: the room has it
 let lastRoomFocus = null; // the room element that had the focus last, to give it back after a theft
 
-const windowOf = (node) => (node instanceof Element ? node.closest(".mini-app-window") : null);
+// windowOf is the pop-over whose app a press or the focus concerns. A room part inside a pop-over
+// (.room-owned: the Change strip, author.js) is the room's: a press or the focus there takes the keyboard
+// back, so an app cannot read what the person types about it.
+const windowOf = (node) => (node instanceof Element && !node.closest(".room-owned") ? node.closest(".mini-app-window") : null);
 const isFrame = (node) => node instanceof Element && node.tagName === "IFRAME";
 
 function apply() {

@@ -3,11 +3,17 @@
 // touched. Where windows go, minimising, maximising, resizing and the window list are windows.js' business;
 // which app has the keyboard is keyboard.js': a press on a window hands its app the keyboard, Enter on its
 // title too. A window shows when its app is broken (setError): the bar says "error" and a strip names it.
+// ✎ (Change this app…) opens the room's strip under the bar: what to change, and the app's versions
+// (author.js, loaded when first asked for).
 import { el, notify, logActivity } from "./ui.js";
 import { adopt, release, handOver } from "./keyboard.js";
 import * as windows from "./windows.js";
 
 const GRIP_STEP = 32; // a key press on the grip resizes by this much
+
+// loadAuthor loads the room's app writing (author.js) when a Change strip is first asked for: it is one of
+// the room's later parts (room.js), not the first app's.
+const loadAuthor = () => import("./author.js");
 
 // openWindow creates a window and returns its parts; the caller puts its frame into body. into: a window the
 // room's document brought with its frame already loading (registry.js, bootWindow), built around where it is:
@@ -21,7 +27,9 @@ export function openWindow({ title, appId, onClose, onReload, onFocus, into }) {
   max.setAttribute("aria-pressed", "false");
   const reload = button("mini-app-reload", "Reload the app (its tools are registered again)", "⟳");
   const close = button("mini-app-close", "Close the app (its tools go away)", "✕");
-  const bar = el("header", { class: "mini-app-bar" }, titleEl, status, min, max, reload, close);
+  const change = button("mini-app-change", "Change this app… (say what to change; its versions)", "✎");
+  change.setAttribute("aria-expanded", "false");
+  const bar = el("header", { class: "mini-app-bar" }, titleEl, status, change, min, max, reload, close);
   const grip = el("div", { class: "mini-app-grip", role: "button", tabindex: "0", title: "Resize (drag, or arrow keys)", "aria-label": `Resize ${title}` });
   let win, body;
   if (into) {
@@ -57,6 +65,19 @@ export function openWindow({ title, appId, onClose, onReload, onFocus, into }) {
   min.addEventListener("click", () => windows.minimise(win));
   max.addEventListener("click", () => windows.toggleMaximise(win));
   reload.addEventListener("click", () => onReload && onReload());
+  let panel = null; // the Change strip, while it shows
+  const setPanel = (node) => {
+    panel?.remove();
+    panel = node;
+    if (node) win.insertBefore(node, body);
+    change.setAttribute("aria-expanded", String(Boolean(node)));
+  };
+  change.addEventListener("click", async () => {
+    if (panel) { setPanel(null); return; }
+    let author;
+    try { author = await loadAuthor(); } catch (err) { notify(`Change this app… is not available: ${err.message}`, "error"); return; }
+    setPanel(author.changePanel({ appId: win.dataset.appId, title: () => title, close: () => { setPanel(null); change.focus(); } }));
+  });
   close.addEventListener("click", () => onClose && onClose());
   bar.addEventListener("pointerdown", (e) => { if (!e.target.closest("button")) windows.drag(win, bar, e); });
   bar.addEventListener("dblclick", (e) => { if (!e.target.closest("button")) windows.toggleMaximise(win); });

@@ -148,10 +148,11 @@ async function main() {
 }
 
 // later are the room's parts that the first app does not wait for (boot.js, firstApp): the side bar (tray.js),
-// the Tool Console, the MCP panel, the voice session and the keys (Settings with them). Their evaluation,
+// the Tool Console, the MCP panel, the voice session, the keys (Settings with them) and the assistant's
+// app writing (author.js: New App, the build cards). Their evaluation,
 // their DOM and their first calls to Go ran on the page's one thread ahead of the first app's documents and
 // messages; the side bar and the Tool Console also redrew at each update the first launch made (they draw
 // from the state when they load).
-const later = firstApp.then(() => Promise.all(["./tray.js", "./toolconsole.js", "./mcp.js", "./session.js", "./shortcuts.js"].map((m) => import(m))));
+const later = firstApp.then(() => Promise.all(["./tray.js", "./toolconsole.js", "./mcp.js", "./session.js", "./shortcuts.js", "./author.js"].map((m) => import(m))));
 
 main();

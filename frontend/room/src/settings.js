@@ -29,6 +29,9 @@ function fill(s) {
     const model = $(`settings-${p}-model`);
     model.value = v.model || "";
     model.placeholder = v.defaultModel || "";
+    const code = $(`settings-${p}-code-model`); // the model that writes apps (backend/author)
+    code.value = v.codeModel || "";
+    code.placeholder = v.defaultCodeModel || "";
     cleared[p] = false;
   }
 }
@@ -56,6 +59,7 @@ async function save(e) {
     if (key) patch[`${p}Key`] = key;
     else if (cleared[p]) patch[`${p}Key`] = "";
     patch[`${p}Model`] = $(`settings-${p}-model`).value.trim();
+    patch[`${p}CodeModel`] = $(`settings-${p}-code-model`).value.trim();
   }
   try {
     fill(await call("SettingsService.Update", patch));

@@ -10,6 +10,7 @@ import { savePage } from "./viewer.js";
 import { open as openSettings } from "./settings.js";
 import { toggle, showActivity } from "./layout.js";
 import { next as nextWindow } from "./windows.js";
+import { focusNewApp } from "./author.js";
 
 let list = [];
 let dialog = null;
@@ -50,6 +51,7 @@ function trayMenu(e) {
 
 // What each shortcut the room runs does; it returns false when it did nothing (the key goes on).
 const actions = {
+  "new-app": () => focusNewApp(),
   "open-file": () => openFile(),
   "open-folder": () => isDesktop() && $("open-folder")?.click(),
   "save-page": () => savePage(),

@@ -143,7 +143,8 @@ function when(ts) {
 function mount() {
   const sidebar = $("sidebar");
   const trayBox = $("sqeh-actions").closest("section");
-  sidebar.prepend(ui.filter, ui.noMatch);
+  const newApp = $("new-app"); // the filter goes below New App (author.js), above what it filters
+  if (newApp) newApp.after(ui.filter, ui.noMatch); else sidebar.prepend(ui.filter, ui.noMatch);
   trayBox.before(ui.recent);
   $("tray-empty").after(ui.firstRun, ui.details);
   $("pages-empty").after(ui.depth);
