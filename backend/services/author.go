@@ -49,10 +49,20 @@ func (s *AuthorService) Versions(ref string) ([]author.VersionInfo, error) {
 	return vs, buildError(err)
 }
 
+// Revert brings a written app's previous version back (the Change strip's Undo; reverting again goes back
+// further), as the revert_mini_app verb does. Refusals are errors with their codes.
+func (s *AuthorService) Revert(ref string) (verbs.Built, error) {
+	return builtOf(s.a.Revert(context.Background(), roomCaller, ref))
+}
+
 // Restore makes version n of a written app current again (a new version) and reloads it where it is open.
 // Refusals are outcomes, as a tool call's.
 func (s *AuthorService) Restore(ref string, n int) (verbs.Built, error) {
-	f := s.a.Restore(context.Background(), roomCaller, ref, n)
+	return builtOf(s.a.Restore(context.Background(), roomCaller, ref, n))
+}
+
+// builtOf is a revert's or a restore's end as the room reads it.
+func builtOf(f author.Final) (verbs.Built, error) {
 	if f.App.AppID == "" {
 		return verbs.Built{}, &buildRefusal{f.Outcome.Refused, f.Outcome.Message}
 	}

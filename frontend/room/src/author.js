@@ -253,7 +253,7 @@ export function changePanel({ appId, title, close }) {
     undoRow.hidden = false;
     undo.disabled = !back || busy;
     undo.textContent = back ? `Undo (back to version ${back})` : "Undo (nothing earlier)";
-    undo.onclick = () => restore(back);
+    undo.onclick = () => restore(back, true);
     list.replaceChildren(...vs.map((v, i) => {
       const row = versionView(v, i === 0, when);
       return el("li", { class: row.current ? "current" : "", dataset: { version: String(row.number) } },
@@ -265,12 +265,14 @@ export function changePanel({ appId, title, close }) {
     }));
   }
 
-  async function restore(n) {
+  // restore brings version n back; undo does it as revert_mini_app does (Go picks n, as undoTarget did), so
+  // that undoing again goes back further.
+  async function restore(n, undo = false) {
     if (!n || busy) return;
     busy = true;
     for (const b of node.querySelectorAll(".version-restore, .change-undo")) b.disabled = true;
     try {
-      const built = await call("AuthorService.Restore", appId, n);
+      const built = undo ? await call("AuthorService.Revert", appId) : await call("AuthorService.Restore", appId, n);
       notify(`${title()}: version ${n} is back (now version ${built.version}).`, "ok");
     } catch (err) {
       notifyError(err, { doing: `${title()}: version ${n} was not restored`, title: title() });
