@@ -123,6 +123,7 @@ func (s *Service) Close() { s.stop() }
 // Refusal is a build's refusal before it starts, or its failure: a code of the one table and a sentence.
 type Refusal struct {
 	Code    string
+	Path    string // the argument at fault, when one is (JSON pointer)
 	Message string
 }
 
@@ -142,7 +143,7 @@ func Outcome(err error) registry.Outcome {
 	case errors.As(err, &room):
 		return room.out
 	case errors.As(err, &r):
-		return registry.Outcome{Refused: r.Code, Message: r.Message}
+		return registry.Outcome{Refused: r.Code, Path: r.Path, Message: r.Message}
 	case errors.As(err, &m):
 		return registry.Outcome{Refused: m.Code, Message: m.Message}
 	case errors.As(err, &f):
@@ -166,7 +167,8 @@ type Started struct {
 func (s *Service) Create(caller, description, name string) (Started, error) {
 	description, name = strings.TrimSpace(description), strings.TrimSpace(name)
 	if description == "" || len([]rune(description)) > MaxDescription {
-		return Started{}, refusal(toolcontract.CodeInvalidToolArguments, "the description must be 1 to %d characters", MaxDescription)
+		return Started{}, &Refusal{Code: toolcontract.CodeInvalidToolArguments, Path: "/description",
+			Message: fmt.Sprintf("the description must be 1 to %d characters", MaxDescription)}
 	}
 	client, err := s.model()
 	if err != nil {
@@ -190,7 +192,8 @@ func (s *Service) Create(caller, description, name string) (Started, error) {
 func (s *Service) Edit(caller, ref, change string) (Started, error) {
 	change = strings.TrimSpace(change)
 	if change == "" || len([]rune(change)) > MaxDescription {
-		return Started{}, refusal(toolcontract.CodeInvalidToolArguments, "the change must be 1 to %d characters", MaxDescription)
+		return Started{}, &Refusal{Code: toolcontract.CodeInvalidToolArguments, Path: "/change",
+			Message: fmt.Sprintf("the change must be 1 to %d characters", MaxDescription)}
 	}
 	target, err := s.resolve(ref)
 	if err != nil {

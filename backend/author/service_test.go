@@ -573,3 +573,24 @@ func TestNoRoomIsRefusedAtOnce(t *testing.T) {
 	}
 	assertNothingWritten(t, r)
 }
+
+// A description over 4,000 characters is refused invalid-tool-arguments (the verbs say the bound in words),
+// before anything is asked or written.
+func TestDescriptionOverTheBound(t *testing.T) {
+	r := newRig(t, codemodel.ProviderOpenAI)
+	_, err := r.svc.Create("voice:openai", strings.Repeat("a", author.MaxDescription+1), "")
+	if out := author.Outcome(err); out.Refused != toolcontract.CodeInvalidToolArguments || out.Path != "/description" {
+		t.Fatalf("want %s at /description, got %+v", toolcontract.CodeInvalidToolArguments, out)
+	}
+	if len(r.fake.Requests()) != 0 {
+		t.Fatal("the refused description reached the code model")
+	}
+	r.fake.Queue(codemodeltest.Text(page("Aaa", []string{tool("a")})))
+	st, err := r.svc.Create("voice:openai", strings.Repeat("a", author.MaxDescription), "Aaa")
+	if err != nil {
+		t.Fatalf("a description of exactly the bound: %v", err)
+	}
+	if f := r.wait(t, st); !f.Outcome.OK {
+		t.Fatalf("a description of exactly the bound: %+v", f.Outcome)
+	}
+}
