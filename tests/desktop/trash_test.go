@@ -23,12 +23,12 @@ import (
 )
 
 var (
-	trashAtPage     = pt{44, 362}  // the Pages list's first row (below the filter and the first-run card)
+	trashAtPage     = pt{44, 480}  // the Pages list's first row (below New App, the filter and the first-run card)
 	trashAtDelete   = pt{846, 135} // the File Viewer's Delete
 	trashAtDialog   = pt{640, 440} // the middle of the window, where a confirmation shows
 	trashAtUndo     = pt{571, 785} // the Undo toast's button, at the foot of the stage ("“Scores” moved to the Trash.")
 	trashAtSettings = pt{1222, 50} // the top bar's Settings
-	trashAtNewToken = pt{899, 637} // Settings › MCP › New token
+	trashAtNewToken = pt{899, 722} // Settings › MCP › New token (below the voice and code models)
 
 	controlBox = pt{300, 60} // the screen around a place that clickShowing watches: a button, a toast
 )
