@@ -50,6 +50,7 @@ func openHost(cmd cli.Command, o host.Options) (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Version = version
 	return host.New(paths, o)
 }
 

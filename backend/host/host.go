@@ -15,6 +15,7 @@ import (
 	"github.com/voicebox/voicebox/backend/documents"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/mcpclient"
 	"github.com/voicebox/voicebox/backend/mcpserver"
 	"github.com/voicebox/voicebox/backend/recent"
 	"github.com/voicebox/voicebox/backend/registry"
@@ -62,6 +63,11 @@ type Host struct {
 	Author        *author.Service
 	AuthorService *services.AuthorService
 
+	// Servers are the person's MCP servers (<data>/mcp-servers.json), started from Start; their tools reach
+	// the voice. MCPServersService is the room's door to them.
+	Servers           *mcpclient.Manager
+	MCPServersService *services.MCPServersService
+
 	// Voice is the live voice session (OpenAI Realtime or Gemini Live); the keys stay in Go.
 	Voice           *voice.Manager
 	SessionService  *services.SessionService
@@ -81,6 +87,8 @@ type Options struct {
 	// docs/sandbox.md, "A site per launch".
 	SitePerLaunch bool
 	RoomAddress   string
+	// Version is Voicebox's, as its MCP client tells the person's servers (clientInfo).
+	Version string
 }
 
 // New prepares the folders (created on first run), starts the store's first scan (the store's reads wait
@@ -115,7 +123,8 @@ func New(p config.Paths, o Options) (*Host, error) {
 	docs := documents.NewTable()
 	bus := events.NewBus()
 	// The state notices: each carries (or makes the room re-read) the whole state, so the newest suffices.
-	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState, author.EventJobs)
+	bus.Latest(events.StoreChanged, events.RecentChanged, registry.EventChanged, services.EventSettingsChanged, mcpserver.EventStatus, voice.EventState,
+		author.EventJobs, services.EventServers)
 	log := activity.On(bus)
 	reg := registry.New(bus)
 	exp := exposed.New(reg)
@@ -141,6 +150,8 @@ func New(p config.Paths, o Options) (*Host, error) {
 		sb.Close()
 		return nil, err
 	}
+	h.Servers = mcpclient.New(mcpclient.Options{DataDir: p.Data, Version: o.Version})
+	h.MCPServersService = services.NewMCPServersService(h.Servers, bus)
 	h.initMCP()
 	h.initVoice()
 	return h, nil
@@ -149,7 +160,7 @@ func New(p config.Paths, o Options) (*Host, error) {
 // RoomMethods are the services the room calls, the one list both doors serve: the desktop binds them
 // (with its own RoomService of dialogs), `voicebox serve` serves them by name (httpapi.CallPrefix).
 func (h *Host) RoomMethods() []any {
-	return []any{h.StoreService, h.DocumentService, h.RecentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService, h.AuthorService}
+	return []any{h.StoreService, h.DocumentService, h.RecentService, h.RegistryService, h.SandboxService, h.MCPService, h.SessionService, h.SettingsService, h.ActivityService, h.AuthorService, h.MCPServersService}
 }
 
 // Start serves the asset server, watches the store and tells the room whenever the list changes, until
@@ -166,6 +177,10 @@ func (h *Host) Start(ctx context.Context) error {
 	go func() { <-ctx.Done(); h.Sandbox.Close() }()
 	go func() { <-ctx.Done(); h.Voice.Close() }()
 	go func() { <-ctx.Done(); h.Author.Close() }() // builds in progress are cancelled: nothing half-written stays
+	// The person's MCP servers start now (only the list starts them), and stop with Voicebox.
+	h.Servers.Start()
+	h.MCPServersService.Follow(ctx)
+	go func() { <-ctx.Done(); h.Servers.Close() }()
 	known := func(id string) bool { _, ok := services.Known(h.Store, id); return ok }
 	h.Recent.Follow(ctx, h.Exposed, known, func() { h.Bus.Publish(events.RecentChanged, nil) }, log.Printf)
 	changes, cancel := h.Store.Subscribe()
@@ -200,5 +215,6 @@ func (h *Host) BridgeOrigin() string { return h.Sandbox.Origin() }
 // Close stops the asset server and the builds (Start stops them too, when its context ends).
 func (h *Host) Close() {
 	h.Author.Close()
+	h.Servers.Close()
 	h.Sandbox.Close()
 }

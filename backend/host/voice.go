@@ -16,6 +16,7 @@ func (h *Host) initVoice() {
 		Settings: h.Settings,
 		Library:  h.Store,
 		Author:   h.Author,
+		Servers:  h.Servers,
 	})
 	h.SessionService = services.NewSessionService(h.Voice)
 	h.SettingsService = services.NewSettingsService(h.Settings, h.Bus, nil)

@@ -786,8 +786,23 @@ func (m *Manager) Replace(name string, s Server) error {
 		if cur.problem == nil && s.Consent == nil {
 			s.Consent = cur.cfg.Consent // an edit of the command keeps what the person allowed
 		}
+		// The room sees env and header names only (Public): a value it sends empty keeps the one there.
+		s.Env = keepValues(s.Env, cur.cfg.Env)
+		s.Headers = keepValues(s.Headers, cur.cfg.Headers)
 		return &s, nil
 	})
+}
+
+// keepValues is next, where a name whose value is "" keeps its value in cur (a secret the room never saw).
+func keepValues(next, cur map[string]string) map[string]string {
+	for k, v := range next {
+		if v == "" {
+			if old, ok := cur[k]; ok {
+				next[k] = old
+			}
+		}
+	}
+	return next
 }
 
 // Remove stops a server and takes it out of the list.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/mcpclient"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/toolcontract"
 	"github.com/voicebox/voicebox/backend/verbs"
@@ -25,13 +26,14 @@ import (
 // (list, save) by the dispatcher, with toolcontract.CallTimeout and toolcontract.MaxOutputBytes.
 type dispatcher struct {
 	exposed *exposed.Table
+	servers *mcpclient.Manager // the person's MCP servers; nil: none
 	door    verbs.Doors
 	env     verbs.Env
 	timeout time.Duration // toolcontract.CallTimeout when 0
 }
 
 func newDispatcher(cfg Config, provider string) *dispatcher {
-	d := &dispatcher{exposed: cfg.Exposed, door: doorOf(provider)}
+	d := &dispatcher{exposed: cfg.Exposed, servers: cfg.Servers, door: doorOf(provider)}
 	d.env = verbs.Env{
 		Exposed: cfg.Exposed,
 		Library: cfg.Library,
@@ -93,6 +95,9 @@ func (d *dispatcher) run(ctx context.Context, name string, args json.RawMessage)
 	if v := verbs.Lookup(name, d.door); v != nil {
 		return v.Run(ctx, &d.env, args)
 	}
+	if mcpclient.IsServerToolName(name) {
+		return d.callServer(ctx, name, args)
+	}
 	target, found := d.exposed.Snapshot().Names[name]
 	if !found {
 		out := registry.Outcome{Refused: toolcontract.CodeUnknownTool, Message: fmt.Sprintf("no open mini-app has a tool %q", name)}
@@ -100,6 +105,39 @@ func (d *dispatcher) run(ctx context.Context, name string, args json.RawMessage)
 		return out
 	}
 	return d.exposed.Registry().Call(ctx, d.env.Caller, target.AppID, target.Tool, args)
+}
+
+// serverCallTimeout bounds a call of an MCP server's tool by the voice: longer than an app's 5 s (a server
+// reaches the network), short enough that the conversation does not hang on it.
+const serverCallTimeout = 30 * time.Second
+
+// callServer calls an MCP server's tool by the name the session declared it under (mcpclient checks the
+// caller, the visibility and the arguments against the server's schema before anything is sent). The answer
+// is the result as the model reads it, bounded like an app's (toolcontract.MaxOutputBytes); the activity log
+// gets a line naming the server.
+func (d *dispatcher) callServer(ctx context.Context, name string, args json.RawMessage) registry.Outcome {
+	start := time.Now()
+	var out registry.Outcome
+	ref, ok := mcpclient.ToolRef{}, false
+	if d.servers != nil {
+		ref, ok = d.servers.Snapshot().Resolve(name)
+	}
+	if !ok {
+		out = registry.Outcome{Refused: toolcontract.CodeUnknownTool, Message: fmt.Sprintf("no MCP server has a tool %q now", name)}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, serverCallTimeout)
+		res, r := d.servers.CallTool(ctx, ref.Server, ref.Tool, args, mcpclient.Model)
+		cancel()
+		out = mcpclient.Outcome(res, r)
+		if out.OK {
+			if ref := toolcontract.CheckOutput(out.Result); ref != nil {
+				out = registry.Outcome{Refused: ref.Refused, Path: ref.Path, Message: ref.Message}
+			}
+		}
+	}
+	d.env.Log(registry.Activity{Caller: d.env.Caller, Op: registry.OpCall, AppID: mcpclient.LogID(ref.Server), Tool: ref.Tool,
+		Args: registry.Loggable(args), Outcome: out, Millis: time.Since(start).Milliseconds()})
+	return out
 }
 
 // toolInfo is one tool as the launch and list answers show it: named as the session declares it.
@@ -146,22 +184,23 @@ func answer(out registry.Outcome) upstream.Result {
 // toolsets caches the declarations of the newest snapshot, per provider: they are built again only when
 // the registry changed (a new snapshot), not for every call or check.
 type toolsets struct {
-	mu     sync.Mutex
-	snap   *exposed.Snapshot
-	by     map[string]upstream.Tools
-	builds int // how many were built (tests)
+	mu      sync.Mutex
+	snap    *exposed.Snapshot
+	servers *mcpclient.Snapshot
+	by      map[string]upstream.Tools
+	builds  int // how many were built (tests)
 }
 
-func (c *toolsets) get(snap *exposed.Snapshot, provider string) (upstream.Tools, error) {
+func (c *toolsets) get(snap *exposed.Snapshot, servers *mcpclient.Snapshot, provider string) (upstream.Tools, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != snap {
-		c.snap, c.by = snap, map[string]upstream.Tools{}
+	if c.snap != snap || c.servers != servers {
+		c.snap, c.servers, c.by = snap, servers, map[string]upstream.Tools{}
 	}
 	if ts, ok := c.by[provider]; ok {
 		return ts, nil
 	}
-	ts, err := buildTools(provider, snap)
+	ts, err := buildTools(provider, snap, servers)
 	if err != nil {
 		return upstream.Tools{}, err
 	}
@@ -171,8 +210,9 @@ func (c *toolsets) get(snap *exposed.Snapshot, provider string) (upstream.Tools,
 }
 
 // buildTools declares the provider's host verbs, then every open app's tool under its exposed name, in
-// the snapshot's order (the verbs' names contain no "__", so they cannot collide with a tool's).
-func buildTools(provider string, snap *exposed.Snapshot) (upstream.Tools, error) {
+// the snapshot's order, then the MCP servers' tools the model may call (the verbs' names contain no "__",
+// and a server tool's name has a form no app tool's has: docs/mcp-apps.md, "Names").
+func buildTools(provider string, snap *exposed.Snapshot, servers *mcpclient.Snapshot) (upstream.Tools, error) {
 	var decls []json.RawMessage
 	for _, v := range verbs.For(doorOf(provider)) {
 		d, err := toolcontract.Declaration(provider, v.Name(), v.Tool)
@@ -189,6 +229,13 @@ func buildTools(provider string, snap *exposed.Snapshot) (upstream.Tools, error)
 		return upstream.Tools{}, err
 	}
 	decls = append(decls, apps...)
+	if servers != nil {
+		theirs, _, err := servers.Declarations(provider)
+		if err != nil {
+			return upstream.Tools{}, err
+		}
+		decls = append(decls, theirs...)
+	}
 	h := sha256.New()
 	for _, d := range decls {
 		h.Write(d)

@@ -48,7 +48,7 @@ func TestToolsetMapping(t *testing.T) {
 		register(t, reg, "app_scoreboard", "scoreboard", setScoreDecl, resetDecl)
 		register(t, reg, "app_timer", "timer", resetDecl)
 		snap := exposed.New(reg).Snapshot()
-		ts, err := buildTools(provider, snap)
+		ts, err := buildTools(provider, snap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,12 +98,12 @@ func TestToolsetMapping(t *testing.T) {
 		other := registry.New(events.NewBus())
 		register(t, other, "app_timer", "timer", resetDecl)
 		register(t, other, "app_scoreboard", "scoreboard", setScoreDecl, resetDecl)
-		again, _ := buildTools(provider, exposed.New(other).Snapshot())
+		again, _ := buildTools(provider, exposed.New(other).Snapshot(), nil)
 		if again.Signature != ts.Signature {
 			t.Errorf("%s: order changed the declarations", provider)
 		}
 		reg.Unregister("app_timer")
-		fewer, _ := buildTools(provider, exposed.New(reg).Snapshot())
+		fewer, _ := buildTools(provider, exposed.New(reg).Snapshot(), nil)
 		if fewer.Signature == ts.Signature {
 			t.Errorf("%s: the signature did not change with the tools", provider)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/voicebox/voicebox/backend/display"
+	"github.com/voicebox/voicebox/backend/mcpclient"
 	"github.com/voicebox/voicebox/backend/verbs"
 	"github.com/voicebox/voicebox/backend/voice/internal/gemini"
 	"github.com/voicebox/voicebox/backend/voice/internal/openai"
@@ -115,11 +116,24 @@ func (s *session) loop() {
 	// Throttled: an app that churns its tools cannot flood the provider with declarations.
 	changes, unsubscribe := s.m.cfg.Exposed.Changes()
 	defer unsubscribe()
+	var serverChanges <-chan struct{} // nil: never ready
+	if s.m.cfg.Servers != nil {
+		ch, stop := s.m.cfg.Servers.Changes()
+		defer stop()
+		serverChanges = ch
+	}
 	go func() {
 		for {
 			select {
 			case <-s.ctx.Done():
 				return
+			case <-serverChanges:
+				s.mu.Lock()
+				c := s.conn
+				s.mu.Unlock()
+				if c != nil {
+					c.drv.ToolsChanged()
+				}
 			case <-changes:
 				s.mu.Lock()
 				c := s.conn
@@ -441,7 +455,11 @@ func (s *session) late(origin *conn, callID, name, job string) {
 
 // toolset is what the session declares now.
 func (s *session) toolset() (upstream.Tools, error) {
-	return s.m.tools.get(s.m.cfg.Exposed.Snapshot(), s.provider)
+	var servers *mcpclient.Snapshot
+	if s.m.cfg.Servers != nil {
+		servers = s.m.cfg.Servers.Snapshot()
+	}
+	return s.m.tools.get(s.m.cfg.Exposed.Snapshot(), servers, s.provider)
 }
 
 func (s *session) setTools(n int) {

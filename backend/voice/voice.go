@@ -19,6 +19,7 @@ import (
 	"github.com/voicebox/voicebox/backend/author"
 	"github.com/voicebox/voicebox/backend/events"
 	"github.com/voicebox/voicebox/backend/exposed"
+	"github.com/voicebox/voicebox/backend/mcpclient"
 	"github.com/voicebox/voicebox/backend/registry"
 	"github.com/voicebox/voicebox/backend/settings"
 	"github.com/voicebox/voicebox/backend/toolcontract"
@@ -149,6 +150,9 @@ type Config struct {
 	Settings *settings.Store // keys and models; may be nil (environment only)
 	Library  verbs.Library   // for list_mini_apps and save_page_to_shelf; may be nil
 	Author   *author.Service // writes and changes apps (create_mini_app, …); nil: those verbs refuse
+	// Servers are the person's MCP servers: their model-visible tools are declared beside the apps' (named
+	// mcp_<server>__<tool>: docs/mcp-apps.md) and called through it. nil: none.
+	Servers *mcpclient.Manager
 	Getenv   func(string) string
 	// Backoff is the wait before reconnect attempt n (1-based). Default: 250 ms doubling to 8 s, ±20%.
 	Backoff      func(attempt int) time.Duration
