@@ -224,6 +224,16 @@ func (a *App) openFiles() ([]documents.Doc, error) {
 	return a.host.OpenFiles("", paths), nil
 }
 
+// openFolderApp lets the person pick a folder to open as an app: its index.html, which may load every file
+// of the folder (documents.Table.Open takes a folder so).
+func (a *App) openFolderApp() {
+	dir, err := runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: "Open a folder as an app"})
+	if err != nil || dir == "" {
+		return
+	}
+	a.host.OpenFiles("", []string{dir})
+}
+
 func (a *App) roomConfig() services.RoomConfig {
 	cfg := services.NewRoomConfig("desktop", a.host.Store.Workspace(), a.host.BridgeOrigin())
 	a.guardConfig(&cfg)
