@@ -150,6 +150,9 @@ func (a *App) startup(ctx context.Context) {
 	go forwardBus(a.host.Bus, evs, cancel, emit)
 	go func() { <-ctx.Done(); cancel() }()
 	go a.channel.serve(ctx, a.host.RegistryService)
+	if a.guard.unsupported == "" && !a.guard.unsafe {
+		go a.guard.sampleWebMemory(ctx) // for the watchdog, where it runs (desktopguard.go)
+	}
 	a.forwardVoiceAudio(ctx, emit)
 	// Where the guard runs, it takes the drops itself (only from other applications: desktopguard.go);
 	// Wails' own drop reaches here when the guard is off or unsupported.
