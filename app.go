@@ -150,6 +150,9 @@ func (a *App) startup(ctx context.Context) {
 	go forwardBus(a.host.Bus, evs, cancel, emit)
 	go func() { <-ctx.Done(); cancel() }()
 	go a.channel.serve(ctx, a.host.RegistryService)
+	if a.guard.unsupported == "" && !a.guard.unsafe {
+		go a.guard.sampleWebMemory(ctx) // for the watchdog, where it runs (desktopguard.go)
+	}
 	a.forwardVoiceAudio(ctx, emit)
 	// Where the guard runs, it takes the drops itself (only from other applications: desktopguard.go);
 	// Wails' own drop reaches here when the guard is off or unsupported.
@@ -222,6 +225,16 @@ func (a *App) openFiles() ([]documents.Doc, error) {
 		return nil, err
 	}
 	return a.host.OpenFiles("", paths), nil
+}
+
+// openFolderApp lets the person pick a folder to open as an app: its index.html, which may load every file
+// of the folder (documents.Table.Open takes a folder so).
+func (a *App) openFolderApp() {
+	dir, err := runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: "Open a folder as an app"})
+	if err != nil || dir == "" {
+		return
+	}
+	a.host.OpenFiles("", []string{dir})
 }
 
 func (a *App) roomConfig() services.RoomConfig {

@@ -103,7 +103,7 @@ func TestBootWindowsAppIsTheWatchdogsAtOnce(t *testing.T) {
 	if _, l, ok := bootLaunch(b); !ok || l.AppID != "doc_loop" {
 		t.Fatalf("boot launch %+v (%v), want doc_loop's", l, ok)
 	}
-	if dead := a.guard.tracker.Hang(recovery.ReasonHang); len(dead) != 1 || dead[0] != b.RoomID {
+	if dead := a.guard.tracker.Hang(recovery.ReasonHang, 0); len(dead) != 1 || dead[0] != b.RoomID {
 		t.Fatalf("rooms that died: %q, want the served room %s", dead, b.RoomID)
 	}
 	again := a.roomBoot()

@@ -9,7 +9,9 @@ import (
 	"os"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
@@ -29,6 +31,54 @@ type desktopGuard struct {
 	ctx         atomic.Pointer[context.Context]
 	tracker     *recovery.Tracker
 	gaveUp      atomic.Bool // the web process kept crashing and the guard stopped restarting it
+	memory      memorySamples
+}
+
+// memorySamples keeps the web process's memory as sampled over the last two seconds: a process that
+// crashed cannot be read after the fact, and the watchdog tells the person what it held just before
+// (recovery.Plan.MemoryBytes), and judges a hang in a process that held recovery.HeavyMemory as memory's.
+type memorySamples struct {
+	mu   sync.Mutex
+	ring [4]int64 // every memorySampleEvery
+	next int
+}
+
+// memorySampleEvery is how often the web process's memory is read (/proc only: a few file reads).
+const memorySampleEvery = 500 * time.Millisecond
+
+func (m *memorySamples) add(bytes int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ring[m.next] = bytes
+	m.next = (m.next + 1) % len(m.ring)
+}
+
+// takePeak returns the most the web process held lately and forgets it: the next process starts afresh.
+func (m *memorySamples) takePeak() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	peak := int64(0)
+	for i, v := range m.ring {
+		peak = max(peak, v)
+		m.ring[i] = 0
+	}
+	return peak
+}
+
+// sampleWebMemory reads the web process's memory every memorySampleEvery until ctx ends.
+func (g *desktopGuard) sampleWebMemory(ctx context.Context) {
+	tick := time.NewTicker(memorySampleEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if bytes, ok := guard.WebMemory(); ok {
+				g.memory.add(bytes)
+			}
+		}
+	}
 }
 
 // installGuard installs the guard; it must run on the main goroutine before wails.Run. An error means
@@ -176,7 +226,7 @@ func dialogText(s string) string {
 // recovering runs on the GTK thread when the guard starts restarting the room (it must not block): the
 // tracker decides what to close and reopen, and whatever waited on the dead room is refused.
 func (a *App) recovering(reason string) {
-	dead := a.guard.tracker.Hang(reason)
+	dead := a.guard.tracker.Hang(reason, a.guard.memory.takePeak())
 	go func() {
 		for _, room := range dead {
 			if n := a.host.Registry.FailRoom(room, registry.CodeRoomReloaded,

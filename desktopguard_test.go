@@ -40,3 +40,18 @@ func TestCrashRestartsOutlastTheWatchdogsRule(t *testing.T) {
 		t.Fatalf("guard.CrashRestarts = %d, want more than recovery.MaxHangs = %d", guard.CrashRestarts, recovery.MaxHangs)
 	}
 }
+
+// The watchdog is told the most the web process held over the last samples, once: the next process starts
+// from nothing.
+func TestMemorySamplesPeak(t *testing.T) {
+	var m memorySamples
+	for _, v := range []int64{100, 2_600_000_000, 300, 200, 150} { // the oldest falls out of the ring of 4
+		m.add(v)
+	}
+	if got := m.takePeak(); got != 2_600_000_000 {
+		t.Errorf("peak %d, want 2.6 GB", got)
+	}
+	if got := m.takePeak(); got != 0 {
+		t.Errorf("peak after it was taken %d, want 0", got)
+	}
+}

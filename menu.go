@@ -32,8 +32,11 @@ func (a *App) menu() *menu.Menu {
 	native := map[string]func(){
 		"open-folder": func() { a.openFolder() },
 		"open-file":   func() { a.openFiles() },
-		"save-page":   func() { a.host.Bus.Publish(events.SavePage, nil) },
-		"quit":        func() { runtime.Quit(a.ctx) },
+		// the only way, beside a folder dropped or named on the command line, that a page owns the files
+		// beside it outside the workspace (docs/sandbox.md, "Folder apps")
+		"open-folder-app": func() { a.openFolderApp() },
+		"save-page":       func() { a.host.Bus.Publish(events.SavePage, nil) },
+		"quit":            func() { runtime.Quit(a.ctx) },
 	}
 	items := func(name string) *menu.Menu {
 		sub := menu.NewMenu()

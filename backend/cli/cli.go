@@ -43,8 +43,9 @@ var ErrUsage = errors.New("usage")
 // Usage is printed for --help and for a command line that cannot be understood.
 const Usage = `Voicebox: a desktop room for untrusted HTML mini-apps, driven by voice.
 
-  voicebox [--workspace DIR] [--data DIR] [--mcp] [FILE.html ...]
-      open the window (files open as mini-apps; a running window takes them instead)
+  voicebox [--workspace DIR] [--data DIR] [--mcp] [FILE.html | FOLDER ...]
+      open the window (files open as mini-apps, a folder as the app of its index.html
+      with the files beside it; a running window takes them instead)
   voicebox serve [--addr 127.0.0.1:8787] [--workspace DIR] [--data DIR] [--mcp]
       serve the same room to a browser, with no window
   voicebox tool check TOOL.json [--args ARGS.json]

@@ -1,6 +1,9 @@
 // Package documents keeps the files the person opened on purpose (command line, second launch, drag and
-// drop, File › Open File…). The room can read only what is in this table, by id: it can never name a path
-// of its own, so a compromised page cannot use the File Viewer to read the disk.
+// drop, File › Open File…, File › Open Folder as App…). The room can read only what is in this table, by
+// id: it can never name a path of its own, so a compromised page cannot use the File Viewer to read the
+// disk. A folder opened (named on the command line, dropped, picked as an app) is its index.html, marked
+// Folder: the person made that folder an app, so the page owns the files beside it (store.DocumentFolder);
+// an index.html opened as a file does not, unless it lies where folders are apps.
 package documents
 
 import (
@@ -34,7 +37,9 @@ type Doc struct {
 	Title     string `json:"title"`
 	Path      string `json:"path"`
 	SizeBytes int64  `json:"sizeBytes"`
-	Content   string `json:"content,omitempty"`
+	// Folder: the person opened the page's folder as an app (not only the page), so it owns that folder.
+	Folder  bool   `json:"folder,omitempty"`
+	Content string `json:"content,omitempty"`
 }
 
 // Table holds the opened documents of one run. It is safe for concurrent use.
@@ -48,8 +53,9 @@ type Table struct {
 // NewTable returns an empty table.
 func NewTable() *Table { return &Table{byID: map[string]Doc{}, byPath: map[string]string{}} }
 
-// Open adds the named files (relative names resolve against dir). It returns what it opened and one error
-// per file it refused; opening the same file twice returns the same document.
+// Open adds the named files (relative names resolve against dir). A folder among them is opened as an app:
+// its index.html, marked Folder (store.CheckAppFolder says which folders can be). It returns what it
+// opened and one error per path it refused; opening the same file twice returns the same document.
 func (t *Table) Open(dir string, paths []string) ([]Doc, []error) {
 	var docs []Doc
 	var errs []error
@@ -69,6 +75,13 @@ func (t *Table) open(dir, p string) (Doc, error) {
 		p = filepath.Join(dir, p)
 	}
 	p = filepath.Clean(p)
+	asFolder := false
+	if info, err := os.Stat(p); err == nil && info.IsDir() {
+		if err := store.CheckAppFolder(p); err != nil {
+			return Doc{}, err
+		}
+		p, asFolder = filepath.Join(p, store.FolderEntry), true
+	}
 	if ext := strings.ToLower(filepath.Ext(p)); ext != ".html" && ext != ".htm" {
 		return Doc{}, fmt.Errorf("%w: %s is not an .html file", ErrNotHTML, p)
 	}
@@ -89,10 +102,11 @@ func (t *Table) open(dir, p string) (Doc, error) {
 	if id, ok := t.byPath[p]; ok {
 		d := t.byID[id]
 		d.SizeBytes, d.Title = info.Size(), title
+		d.Folder = d.Folder || asFolder // opened as a folder once, it stays the person's app
 		t.byID[id] = d
 		return d, nil
 	}
-	d := Doc{ID: newID(), Name: filepath.Base(p), Title: title, Path: p, SizeBytes: info.Size()}
+	d := Doc{ID: newID(), Name: filepath.Base(p), Title: title, Path: p, SizeBytes: info.Size(), Folder: asFolder}
 	t.byID[d.ID] = d
 	t.byPath[p] = d.ID
 	t.order = append(t.order, d.ID)

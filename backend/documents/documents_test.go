@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/voicebox/voicebox/backend/store"
 )
 
 // tempPage writes content to a file called name in a new folder, and returns the folder and the file.
@@ -29,8 +31,8 @@ func TestOpenAndRead(t *testing.T) {
 	if len(docs) != 2 || docs[0].ID != docs[1].ID {
 		t.Fatalf("got docs %+v, want calc.html twice with one id", docs)
 	}
-	if len(errs) != 3 || !errors.Is(errs[0], ErrNotHTML) || !errors.Is(errs[1], fs.ErrNotExist) || !errors.Is(errs[2], ErrNotHTML) {
-		t.Fatalf("got errors %v, want not-html, not-exist, not-html", errs)
+	if len(errs) != 3 || !errors.Is(errs[0], ErrNotHTML) || !errors.Is(errs[1], fs.ErrNotExist) || !errors.Is(errs[2], store.ErrNotAppFolder) {
+		t.Fatalf("got errors %v, want not-html, not-exist, not-an-app-folder", errs)
 	}
 	if got := tab.List(); len(got) != 1 || got[0].Path != page || got[0].Content != "" || got[0].Title != "Calc" {
 		t.Fatalf("List() = %+v, want one entry for %s, titled Calc, without content", got, page)
@@ -58,5 +60,32 @@ func TestOpenRefusesLargeFiles(t *testing.T) {
 	f.Close()
 	if _, errs := NewTable().Open(dir, []string{big}); len(errs) != 1 || !errors.Is(errs[0], ErrTooLarge) {
 		t.Fatalf("got %v, want ErrTooLarge", errs)
+	}
+}
+
+// A folder opened (named on the command line, dropped, picked with File › Open Folder as App…) is its
+// index.html marked Folder: the person made it an app. The same index.html opened as a file is not marked,
+// until its folder is opened too; a folder with no index.html is refused.
+func TestOpenFolderAsApp(t *testing.T) {
+	dir, page := tempPage(t, "index.html", "<title>Game</title>")
+	os.WriteFile(filepath.Join(dir, "game.js"), []byte("1"), 0o644)
+	empty := t.TempDir()
+	tab := NewTable()
+	docs, errs := tab.Open("", []string{page})
+	if len(errs) != 0 || len(docs) != 1 || docs[0].Folder {
+		t.Fatalf("the page opened as a file: %+v %v", docs, errs)
+	}
+	again, errs := tab.Open(filepath.Dir(dir), []string{filepath.Base(dir), empty})
+	if len(again) != 1 || again[0].ID != docs[0].ID || !again[0].Folder || again[0].Path != page || again[0].Title != "Game" {
+		t.Fatalf("the folder opened: %+v", again)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], store.ErrNotAppFolder) {
+		t.Fatalf("a folder without index.html: %v", errs)
+	}
+	if d, err := tab.Read(docs[0].ID); err != nil || !d.Folder {
+		t.Fatalf("Read = %+v, %v: want the folder mark kept", d, err)
+	}
+	if d, _ := tab.Open("", []string{page}); !d[0].Folder {
+		t.Fatalf("the page opened as a file again lost the mark: %+v", d)
 	}
 }

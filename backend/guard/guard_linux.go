@@ -135,6 +135,18 @@ func voiceboxGuardWebSample(ranMS *C.longlong, waiting *C.int) C.int {
 	return 1
 }
 
+// WebMemory is how much of the web processes' memory is in RAM now (their resident sets, bytes): what the
+// watchdog tells the person a web process held before it failed (backend/recovery). ok is false when there
+// is no web process. It reads /proc only: any goroutine may call it.
+func WebMemory() (bytes int64, ok bool) {
+	for _, pid := range procs.Children(os.Getpid(), webProcessName) {
+		if n, found := procs.Resident(pid); found {
+			bytes, ok = bytes+n, true
+		}
+	}
+	return bytes, ok
+}
+
 //export voiceboxGuardDownloadLimit
 func voiceboxGuardDownloadLimit() C.ulonglong { return C.ulonglong(opts.MaxDownloadBytes) }
 

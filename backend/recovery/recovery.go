@@ -14,6 +14,14 @@
 // and asks the person. An app it closed stays closed, whatever asks to open it, until the person opens it
 // (MayLaunch).
 //
+// A web process that crashed or ran out of memory (and one that stopped answering while it held
+// HeavyMemory or more: filling memory makes the engine stall before it dies) is judged by stricter rules
+// (issue 28): memory adds up over time, so an app can fill it slowly or late and the crash comes while
+// another app loads or works. Timing and calls are no evidence then; only "it was the only app open" is.
+// The apps come back at once after the first such failure, and after the second within Window the
+// watchdog reopens nothing: it tells the person what it saw (which app was opened last, which were
+// loading, the memory just before) and offers each app to reopen (Plan.Offer).
+//
 // The desktop has one room page at a time: a room that asks for its plan at boot (Take) replaces every
 // other room the tracker knew.
 package recovery
@@ -104,8 +112,13 @@ type Plan struct {
 	Closed    *AppRef  `json:"closed,omitempty"`
 	Why       string   `json:"why,omitempty"` // the evidence against Closed
 	Reopen    []Reopen `json:"reopen"`
+	// Offer: apps the watchdog did not reopen itself, for the person to reopen one by one (the room puts a
+	// button for each on the last notice).
+	Offer []Reopen `json:"offer,omitempty"`
 	// ProbationMS > 0: reopen one at a time, waiting this long after each app is ready before the next.
-	ProbationMS int      `json:"probationMs,omitempty"`
+	ProbationMS int `json:"probationMs,omitempty"`
+	// MemoryBytes is what the web process held in RAM just before it failed (0: not known).
+	MemoryBytes int64    `json:"memoryBytes,omitempty"`
 	Notices     []string `json:"notices"`
 }
 
@@ -343,14 +356,16 @@ func limit(s []string, n int) []string {
 }
 
 // Hang is called when a recovery starts (reason: ReasonHang, ReasonCrash, ReasonMemory or
-// ReasonNavigation), before the room is reloaded. It judges the apps of the dead process, plans what to
-// reopen, and returns the rooms that died with the web process: their requests and launch tokens are void.
-func (t *Tracker) Hang(reason string) (dead []string) {
+// ReasonNavigation), before the room is reloaded, with what the web process held in RAM just before
+// (memoryBytes; 0 when not known). It judges the apps of the dead process, plans what to reopen, and
+// returns the rooms that died with the web process: their requests and launch tokens are void.
+func (t *Tracker) Hang(reason string, memoryBytes int64) (dead []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
 	now := t.now()
 	var alive, carried []*app
+	var offered []Reopen // apps an earlier plan left to the person, not reopened yet: still theirs to choose
 	for id, r := range t.rooms {
 		dead = append(dead, id)
 		for _, a := range r.apps {
@@ -363,6 +378,11 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 					carried = append(carried, &app{id: ro.AppID, title: ro.Title, req: ro.Request, carried: true})
 				}
 			}
+			for _, ro := range p.plan.Offer {
+				if r.apps[ro.AppID] == nil {
+					offered = append(offered, ro)
+				}
+			}
 		}
 	}
 	prev := t.plan // a plan no room took (the reloaded room died before it asked) carries over too
@@ -370,6 +390,7 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 		for _, ro := range prev.plan.Reopen {
 			carried = append(carried, &app{id: ro.AppID, title: ro.Title, req: ro.Request, carried: true})
 		}
+		offered = append(offered, prev.plan.Offer...)
 	}
 	sort.Strings(dead)
 	sort.SliceStable(alive, func(i, j int) bool { return alive[i].launched < alive[j].launched })
@@ -380,11 +401,14 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 	}
 	t.trimDead()
 
+	r := restart{reason: reason, memory: max(memoryBytes, 0)}
+	r.failed = reason == ReasonCrash || reason == ReasonMemory || (reason == ReasonHang && r.memory >= HeavyMemory)
 	v := verdict{}
 	if reason != ReasonNavigation {
-		v = judge(alive, now)
+		v = judge(alive, now, r.failed)
 	}
-	plan := t.hist.plan(reason, v, alive, carried, now)
+	plan := t.hist.plan(r, v, alive, carried, now)
+	plan.Offer = stillOffered(plan, offered)
 	since := now
 	if prev != nil {
 		// What the earlier restart closed stays closed, and the person has not been told yet.
@@ -402,15 +426,20 @@ func (t *Tracker) Hang(reason string) (dead []string) {
 	if plan.Closed != nil {
 		closed = fmt.Sprintf("closing %s (%s)", plan.Closed.Title, plan.Why)
 	}
-	titles := make([]string, 0, len(plan.Reopen))
-	for _, ro := range plan.Reopen {
-		titles = append(titles, ro.Title)
-	}
 	how := ""
 	if plan.ProbationMS > 0 {
 		how = " one at a time"
 	}
-	t.logf("watchdog: %s; %s; will reopen %d apps%s%s", describe(reason), closed, len(plan.Reopen), how, list(titles))
+	offers := ""
+	if len(plan.Offer) > 0 {
+		offers = fmt.Sprintf("; offering %d to the person%s", len(plan.Offer), list(reopenTitles(plan.Offer)))
+	}
+	memory := ""
+	if m := memoryText(r.memory); m != "" && r.failed {
+		memory = " (its web process held " + m + ")"
+	}
+	t.logf("watchdog: %s%s; %s; will reopen %d apps%s%s%s", describe(reason), memory, closed, len(plan.Reopen), how,
+		list(reopenTitles(plan.Reopen)), offers)
 	return dead
 }
 
@@ -425,6 +454,34 @@ func (t *Tracker) trimDead() {
 		}
 		delete(t.dead, oldest)
 	}
+}
+
+// stillOffered adds to the plan's offer what an earlier plan offered and this one neither reopens, offers
+// nor closes.
+func stillOffered(p Plan, earlier []Reopen) []Reopen {
+	taken := map[string]bool{}
+	for _, ro := range append(append([]Reopen(nil), p.Reopen...), p.Offer...) {
+		taken[ro.AppID] = true
+	}
+	if p.Closed != nil {
+		taken[p.Closed.AppID] = true
+	}
+	out := p.Offer
+	for _, ro := range earlier {
+		if !taken[ro.AppID] {
+			taken[ro.AppID] = true
+			out = append(out, ro)
+		}
+	}
+	return out
+}
+
+func reopenTitles(rs []Reopen) []string {
+	titles := make([]string, 0, len(rs))
+	for _, ro := range rs {
+		titles = append(titles, ro.Title)
+	}
+	return titles
 }
 
 func list(titles []string) string {

@@ -21,7 +21,25 @@ const (
 	// MaxHangs within Window and the watchdog stops reopening apps and asks the person. An app that
 	// spins only beside others needs at most three hangs to be found among three apps.
 	MaxHangs = 4
+	// MaxFailures: after this many crashes or memory failures within Window the watchdog reopens nothing
+	// and offers the apps to the person: nothing it can see of a failure is evidence against an app open
+	// beside others, so a third round would only cost every app its state again (issue 28).
+	MaxFailures = 2
+	// HeavyMemory: a web process that stops answering while it holds this much or more is judged as one
+	// that ran out of memory. WebKit's limit is the machine's RAM, at most 3 GB, and it purges its caches
+	// from a third of that on; a room with two small apps holds about 200 MB (measured: 196 MB), and one
+	// app filling memory stalled it at 2.4 to 2.7 GB before it could crash (tests/desktop, bomb.html).
+	HeavyMemory = 1 << 30
 )
+
+// restart is one recovery as the guard reported it.
+type restart struct {
+	reason string
+	memory int64 // the web process's resident set just before, bytes (0: not known)
+	// failed: it crashed, ran out of memory, or stopped answering while it held HeavyMemory or more.
+	// Memory adds up over time, so when and beside what it failed says nothing about which app filled it.
+	failed bool
+}
 
 type evidence int
 
@@ -45,13 +63,17 @@ func (v verdict) closes() bool {
 	return v.kind == aloneOpen || v.kind == inCall || v.kind == newcomer
 }
 
-// judge weighs the apps of a dead process (those it ran; not the ones owed by an earlier plan).
-func judge(alive []*app, now time.Time) verdict {
-	switch len(alive) {
-	case 0:
+// judge weighs the apps of a dead process (those it ran; not the ones owed by an earlier plan). After a
+// failure (restart.failed) only "it was the only app open" is evidence: an app can fill memory slowly or
+// late, while another works or is being reopened.
+func judge(alive []*app, now time.Time, failed bool) verdict {
+	switch {
+	case len(alive) == 0:
 		return verdict{}
-	case 1:
+	case len(alive) == 1:
 		return verdict{kind: aloneOpen, app: alive[0]}
+	case failed:
+		return verdict{}
 	}
 	var running *app
 	var first uint64
@@ -95,7 +117,8 @@ func judge(alive []*app, now time.Time) verdict {
 // history is what the watchdog remembers across restarts: the recent hangs and what they suggested,
 // the apps it closed (held until the person opens them) and the apps rooms have opened.
 type history struct {
-	hangs     []time.Time
+	hangs     []time.Time    // every restart within Window
+	failures  []time.Time    // the crashes and memory failures among them
 	suspicion map[string]int // app → how often it was among those open when the room stopped unexplained
 	strikes   map[string]int // app → newcomerPair verdicts against it
 	held      map[string]string
@@ -109,6 +132,9 @@ func newHistory() history {
 func (h *history) forgetOld(now time.Time) {
 	for len(h.hangs) > 0 && now.Sub(h.hangs[0]) > Window {
 		h.hangs = h.hangs[1:]
+	}
+	for len(h.failures) > 0 && now.Sub(h.failures[0]) > Window {
+		h.failures = h.failures[1:]
 	}
 	if len(h.hangs) == 0 {
 		h.suspicion, h.strikes = map[string]int{}, map[string]int{}
@@ -162,17 +188,20 @@ func (h *history) mayLaunch(id, by string) string {
 }
 
 // plan records the hang and decides what the reloaded room reopens, in which order and how fast.
-func (h *history) plan(reason string, v verdict, alive, carried []*app, now time.Time) Plan {
+func (h *history) plan(r restart, v verdict, alive, carried []*app, now time.Time) Plan {
 	h.forgetOld(now)
 	h.hangs = append(h.hangs, now)
+	if r.failed {
+		h.failures = append(h.failures, now)
+	}
 	v = h.weigh(v, alive)
-	p := Plan{Recovered: true, Reason: reason, Reopen: []Reopen{}}
+	p := Plan{Recovered: true, Reason: r.reason, Reopen: []Reopen{}, MemoryBytes: r.memory}
 	if v.closes() {
 		p.Closed = &AppRef{AppID: v.app.id, Title: v.app.title}
 		p.Why = v.short(alive)
 		h.hold(v.app.id, p.Why)
 	}
-	first := []string{v.notice(reason, alive)}
+	first := []string{v.notice(r, alive, now)}
 
 	seen := map[string]bool{}
 	if p.Closed != nil {
@@ -194,7 +223,23 @@ func (h *history) plan(reason string, v verdict, alive, carried []*app, now time
 			len(h.hangs), int(Window.Minutes()), join(titles)))
 		return p
 	}
-	unknown := (v.kind == noEvidence && len(alive) > 1) || v.kind == newcomerPair
+	if r.failed && len(h.failures) >= MaxFailures && len(apps) > 0 {
+		// Bound the damage: the person chooses, with what was seen (issue 28).
+		sort.SliceStable(apps, func(i, j int) bool { return apps[i].launched < apps[j].launched })
+		for _, a := range apps {
+			h.hold(a.id, "the room's web process failed again while it was open")
+			p.Offer = append(p.Offer, Reopen{AppID: a.id, Title: a.title, Request: a.req})
+		}
+		why := " and closed none as guilty: nothing it saw shows which app did it"
+		if p.Closed != nil {
+			why = ""
+		}
+		p.Notices = append(first, fmt.Sprintf("The web process has failed %d times within %d minutes, so Voicebox stopped reopening apps%s. "+
+			"%s stay closed: reopen the ones you trust, one at a time, here.",
+			len(h.failures), int(Window.Minutes()), why, join(titlesOf(apps))))
+		return p
+	}
+	unknown := !r.failed && ((v.kind == noEvidence && len(alive) > 1) || v.kind == newcomerPair)
 	if !unknown {
 		// Known, or nothing to go on: the others come back at once, in the order they were opened.
 		sort.SliceStable(apps, func(i, j int) bool { return apps[i].launched < apps[j].launched })
@@ -221,7 +266,11 @@ func (h *history) plan(reason string, v verdict, alive, carried []*app, now time
 		if p.ProbationMS > 0 && n > 1 {
 			what = "Reopening %d %s one at a time (%s). They start over: what they held in memory was lost with the restart."
 		}
-		p.Notices = append(p.Notices, fmt.Sprintf(what, n, plural(n, "app", "apps"), strings.Join(limit(titlesOf(apps), 8), ", ")))
+		line := fmt.Sprintf(what, n, plural(n, "app", "apps"), strings.Join(limit(titlesOf(apps), 8), ", "))
+		if r.failed {
+			line += fmt.Sprintf(" If the web process fails again within %d minutes, Voicebox will reopen nothing and ask you.", int(Window.Minutes()))
+		}
+		p.Notices = append(p.Notices, line)
 	}
 	return p
 }
@@ -248,11 +297,19 @@ func (v verdict) short(alive []*app) string {
 }
 
 // notice says what happened and what is known, no more: "stopped responding" is said of an app only when
-// it was alone.
-func (v verdict) notice(reason string, alive []*app) string {
+// it was alone. After a failure it adds what was seen (facts).
+func (v verdict) notice(r restart, alive []*app, now time.Time) string {
+	reason := r.reason
 	what := capitalize(describe(reason))
+	if m := memoryText(r.memory); m != "" && r.failed {
+		what += ", holding " + m + " of memory,"
+	}
 	if reason == ReasonNavigation {
 		return what + " and was restarted."
+	}
+	if r.failed && v.kind == noEvidence && len(alive) > 1 {
+		return fmt.Sprintf("%s while %s were open. Voicebox cannot tell which app did it, so it closed none. %s",
+			what, join(titlesOf(alive)), facts(alive, now))
 	}
 	switch v.kind {
 	case aloneOpen:
@@ -277,6 +334,52 @@ func (v verdict) notice(reason string, alive []*app) string {
 	}
 	return fmt.Sprintf("%s while %s %s open. Voicebox cannot tell which app did it, so it closed none: they come back one at a time, and one that stops the room again while it comes back will be closed.",
 		what, join(titlesOf(alive)), plural(len(alive), "was", "were"))
+}
+
+// facts says what the watchdog saw of the apps open when the web process failed: which one was opened
+// last and when, which were still loading, how long the others had been open. Facts, not evidence: an
+// app that fills memory slowly looks like any other here.
+func facts(alive []*app, now time.Time) string {
+	apps := append([]*app(nil), alive...)
+	sort.SliceStable(apps, func(i, j int) bool { return apps[i].launched > apps[j].launched })
+	parts := make([]string, 0, len(apps))
+	for i, a := range limit8(apps) {
+		ago := seconds(now.Sub(a.launchedAt))
+		part := fmt.Sprintf("%s had been open %s", a.title, ago)
+		if i == 0 {
+			part = fmt.Sprintf("%s was opened last, %s before", a.title, ago)
+		}
+		if a.readyAt.IsZero() {
+			part += " and was still loading"
+		}
+		parts = append(parts, part)
+	}
+	return "What Voicebox saw: " + strings.Join(parts, "; ") + "."
+}
+
+func limit8(apps []*app) []*app {
+	if len(apps) > 8 {
+		return apps[:8]
+	}
+	return apps
+}
+
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return "less than a second"
+	}
+	return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+}
+
+// memoryText says how much the web process held ("2.6 GB", "196 MB"; "" when not known).
+func memoryText(memory int64) string {
+	switch {
+	case memory <= 0:
+		return ""
+	case memory >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(memory)/1e9)
+	}
+	return fmt.Sprintf("%d MB", (memory+5e5)/1e6)
 }
 
 func describe(reason string) string {

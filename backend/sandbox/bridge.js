@@ -135,7 +135,7 @@
       cancelInApp(cid, c);
       answer(d.id, refusal("tool-timeout", TIMEOUT_MSG));
     }, TIMEOUT);
-    calls.set(cid, { id: d.id, name: t.name, timer: timer, attention: false });
+    calls.set(cid, { id: d.id, name: t.name, timer: timer, attention: false, formSaid: false });
     toApp({ type: "call_tool", callId: cid, name: t.name, args: v.args });
   }
 
@@ -416,14 +416,27 @@
     if (typeof d.id === "number") toApp({ type: "answer", id: d.id, ok: ok, refused: code, message: message });
     if (!ok) toRoom({ type: "notice", kind: "refused", text: message });
   }
+  // formCall marks the call in flight to the tool named name as having said its form is filled in; false
+  // when there is none, or it said so already.
+  function formCall(name) {
+    var found = null;
+    calls.forEach(function (c) { if (!found && c.name === name && !c.formSaid) found = c; });
+    if (found) found.formSaid = true;
+    return !!found;
+  }
   function mediate(d) {
     switch (d.type) {
       case "notice": {
         if (!NOTICE_KINDS[d.kind]) return;
+        var text = String(d.text).slice(0, 500);
+        // "The assistant filled in the form" brings the app to the front: the page may say it only while a
+        // caller's call to that form's tool is in flight, and once per call (issue 28; docs/webmcp.md).
+        // Anything the page posts alone claims nothing and moves nothing.
+        if (d.kind === "form" && !formCall(text)) return;
         var now = Math.floor(Date.now() / 1000);
         if (notices.second !== now) { notices.second = now; notices.count = 0; }
         if (++notices.count > NOTICES_PER_SECOND) return; // a page that alerts in a loop is not heard more often
-        toRoom({ type: "notice", kind: d.kind, text: String(d.text).slice(0, 500) });
+        toRoom({ type: "notice", kind: d.kind, text: text });
         return;
       }
       case "download": {

@@ -46,6 +46,7 @@ var sentinels = []struct {
 	{store.ErrTooLarge, http.StatusRequestEntityTooLarge},
 	{store.ErrFolderTooLarge, http.StatusRequestEntityTooLarge},
 	{store.ErrUnsupportedFile, http.StatusBadRequest},
+	{store.ErrNotAppFolder, http.StatusBadRequest},
 	{documents.ErrTooLarge, http.StatusRequestEntityTooLarge},
 	{errBadRequest, http.StatusBadRequest},
 	{trash.ErrOccupied, http.StatusConflict},

@@ -113,8 +113,8 @@ func (s *StoreService) Save(req SaveRequest) (store.Entry, error) {
 }
 
 // saveDocument saves an opened file: through the store when it lies in the workspace (so the shelf
-// record proves the workspace file), else with its folder when it owns one (store.DocumentFolder), else as
-// HTML under its own name or the one given.
+// record proves the workspace file), else with its folder when it owns one (store.DocumentFolder: the
+// same rule as its launch), else as HTML under its own name or the one given.
 func (s *StoreService) saveDocument(id, name string) (store.Entry, error) {
 	if s.docs == nil {
 		return store.Entry{}, documents.ErrNotFound
@@ -126,7 +126,7 @@ func (s *StoreService) saveDocument(id, name string) (store.Entry, error) {
 	if rel, ok := workspaceRel(s.store.Workspace(), d.Path); ok && blank(name) {
 		return s.store.SaveRef(rel)
 	}
-	if folder, err := store.DocumentFolder(d.Path); err == nil && folder != nil {
+	if folder, err := s.store.DocumentFolder(d.Path, d.Folder); err == nil && folder != nil {
 		// An opened index.html that owns its folder is saved with its folder, named after it.
 		defer folder.Close()
 		if blank(name) {

@@ -186,18 +186,21 @@ func (s *SandboxService) Prepare(req LaunchRequest) (LaunchInfo, error) {
 		if err != nil {
 			return LaunchInfo{}, err
 		}
-		// An opened index.html owns its folder when the folder looks like an app's (store.DocumentFolder);
-		// a folder it cannot open leaves it a single page, as every other opened file is.
-		folder, err := store.DocumentFolder(d.Path)
+		// An opened index.html owns its folder only when the person made the folder an app: opened it as
+		// a folder, or it lies in the workspace, on the shelf or in a sandbox (store.DocumentFolder;
+		// docs/sandbox.md, "Folder apps"). Anywhere else, and when its folder cannot be opened, it is a
+		// single page, as every other opened file is.
+		folder, err := s.store.DocumentFolder(d.Path, d.Folder)
 		if err != nil {
 			folder = nil
 		}
-		slug := store.SlugOf(d.Name)
+		slug, named := store.SlugOf(d.Name), d.Name
 		if folder != nil {
-			slug = store.SlugOf(filepath.Base(folder.Path()))
+			named = filepath.Base(folder.Path())
+			slug = store.SlugOf(named)
 		}
 		l.AppID, l.Slug, l.HTML, source = "doc_"+slug, slug, d.Content, "document"
-		l.Title = store.TitleOf(d.Content, d.Name)
+		l.Title = store.TitleOf(d.Content, named)
 		l.Entry, l.Folder = d.Name, folder
 	case req.HTML != "" && blank(req.Ref) && blank(req.Document):
 		if len(req.HTML) > store.MaxHTMLBytes {

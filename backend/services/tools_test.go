@@ -80,17 +80,24 @@ func TestRegistryService(t *testing.T) {
 	}
 }
 
-// Prepare launches a folder app with its folder (a store entry, or an opened index.html whose folder looks
-// like an app's) and every other page as a single page under its own name.
+// Prepare launches a folder app with its folder (a store entry; an opened index.html in the workspace, or
+// whose folder the person opened as an app) and every other page as a single page under its own name: an
+// index.html opened from Downloads among them (issue 28, finding 5).
 func TestPrepareFolderApps(t *testing.T) {
-	ws := t.TempDir()
+	ws, elsewhere := t.TempDir(), t.TempDir()
 	testfs.Files(t, ws, map[string]string{"pizza/index.html": "<title>Pizza</title>", "pizza/script.js": "1", "top.html": "<title>Top</title>"})
+	downloads, project := filepath.Join(elsewhere, "Downloads"), filepath.Join(elsewhere, "project")
+	testfs.Files(t, downloads, map[string]string{"index.html": "<p>no title", "bank-statement.csv": "1"})
+	testfs.Files(t, project, map[string]string{"index.html": "<p>no title", "game.js": "1"})
 	st, err := store.Open(store.Roots{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
 	docs := documents.NewTable()
-	opened, _ := docs.Open(ws, []string{"pizza/index.html", "top.html"})
+	opened, errs := docs.Open(ws, []string{"pizza/index.html", "top.html", filepath.Join(downloads, "index.html"), project})
+	if len(errs) != 0 || len(opened) != 4 || opened[2].Folder || !opened[3].Folder {
+		t.Fatalf("opened %+v %v", opened, errs)
+	}
 	sb := sandbox.New(sandbox.Options{RoomOrigin: "http://127.0.0.1:1"}, "localhost:2")
 	s := NewSandboxService(sb, st, docs)
 	for _, c := range []struct {
@@ -98,12 +105,15 @@ func TestPrepareFolderApps(t *testing.T) {
 		folder string
 		entry  string
 		slug   string
+		title  string
 	}{
-		{LaunchRequest{Ref: "pizza"}, filepath.Join(ws, "pizza"), "index.html", "pizza"},
-		{LaunchRequest{Ref: "top.html"}, "", "top.html", "top"},
-		{LaunchRequest{Document: opened[0].ID}, filepath.Join(ws, "pizza"), "index.html", "pizza"},
-		{LaunchRequest{Document: opened[1].ID}, "", "top.html", "top"},
-		{LaunchRequest{HTML: "<p>x", Name: `..\..\evil.html`}, "", "evil.html", "evil"},
+		{LaunchRequest{Ref: "pizza"}, filepath.Join(ws, "pizza"), "index.html", "pizza", "Pizza"},
+		{LaunchRequest{Ref: "top.html"}, "", "top.html", "top", "Top"},
+		{LaunchRequest{Document: opened[0].ID}, filepath.Join(ws, "pizza"), "index.html", "pizza", "Pizza"},
+		{LaunchRequest{Document: opened[1].ID}, "", "top.html", "top", "Top"},
+		{LaunchRequest{Document: opened[2].ID}, "", "index.html", "index", "index"},
+		{LaunchRequest{Document: opened[3].ID}, project, "index.html", "project", "project"}, // named after its folder
+		{LaunchRequest{HTML: "<p>x", Name: `..\..\evil.html`}, "", "evil.html", "evil", `..\..\evil`},
 	} {
 		info, err := s.Prepare(c.req)
 		if err != nil {
@@ -114,15 +124,15 @@ func TestPrepareFolderApps(t *testing.T) {
 		if l.Folder != nil {
 			folder = l.Folder.Path()
 		}
-		if folder != c.folder || l.Entry != c.entry || info.Slug != c.slug {
-			t.Errorf("%+v: folder %q entry %q slug %q, want %q %q %q", c.req, folder, l.Entry, info.Slug, c.folder, c.entry, c.slug)
+		if folder != c.folder || l.Entry != c.entry || info.Slug != c.slug || info.Title != c.title {
+			t.Errorf("%+v: folder %q entry %q slug %q title %q, want %q %q %q %q", c.req, folder, l.Entry, info.Slug, info.Title, c.folder, c.entry, c.slug, c.title)
 		}
 		sb.Revoke(info.LaunchID)
 	}
 }
 
 func TestDescribeFolderRefusals(t *testing.T) {
-	for err, want := range map[error]int{store.ErrFolderTooLarge: 413, store.ErrUnsupportedFile: 400} {
+	for err, want := range map[error]int{store.ErrFolderTooLarge: 413, store.ErrUnsupportedFile: 400, store.ErrNotAppFolder: 400} {
 		status, body := Describe(fmt.Errorf("%w: pizza", err))
 		if status != want || body.Code != err.Error() {
 			t.Errorf("Describe(%v) = %d %+v", err, status, body)

@@ -48,12 +48,15 @@
 // every sandbox page. The rule is the index.html, not the folder, so a
 // person's folder of loose pages never hands one page the others.
 //
-// A file the person opened (backend/documents) follows the same rule by
-// where it sits (DocumentFolder): an index.html owns its folder when that
-// folder looks like an app's: not the home folder, not a file system root,
-// and within the shelf-copy bounds below (walked without reading content).
-// Anything else, or an index.html opened from Downloads, owns nothing but
-// itself: the safe default.
+// A file the person opened (backend/documents) owns its folder only when
+// the person made that folder an app (DocumentFolder): they opened the
+// folder itself (File › Open Folder as App…, a folder dropped on the window
+// or named on the command line), or the index.html lies below the
+// workspace, the shelf or a sandbox root. An index.html opened from
+// anywhere else (~/Downloads) owns nothing but itself: the files beside it
+// are the person's. An owned folder must still look like an app's
+// (CheckAppFolder): not the home folder, not a file system root, and within
+// the shelf-copy bounds below (walked without reading content).
 //
 // GetApp opens the folder once, at launch, through the root it was found
 // in (os.Root.OpenRoot), so a folder later renamed or replaced by a link is

@@ -131,31 +131,82 @@ func (s *Store) GetApp(ref string) (Entry, *Folder, error) {
 }
 
 // DocumentFolder decides whether a file the person opened (command line, drop, File › Open File…) owns its
-// folder, and opens it when it does. It owns nothing but itself (nil, nil) unless it is the folder's
-// FolderEntry and the folder looks like an app folder: not the home folder, not a file system root, and
-// within MaxFolderFiles and MaxFolderBytes (counted as a shelf copy counts, reading at most that many
-// entries). Otherwise an index.html opened from a Downloads or home folder would hand its siblings (the
-// person's files) to the page.
-func DocumentFolder(page string) (*Folder, error) {
+// folder, and opens it when it does (nil, nil: it owns nothing but itself). Only a folder the person made
+// an app owns its files (the package doc, "Folder apps"):
+//
+//   - asFolder: the person opened the folder itself (File › Open Folder as App…, a folder dropped on the
+//     window or named on the command line: backend/documents);
+//   - or the page's folder lies below the workspace, the shelf or a sandbox root (a sandbox home or a
+//     folder in one), where folders are apps.
+//
+// Anywhere else (~/Downloads, the desktop, a mail attachment's folder) an index.html owns nothing but
+// itself: the files beside it are the person's, and a page that guessed their names would read them. Even
+// an owned folder must look like an app's (CheckAppFolder); one that does not leaves the page alone.
+func (s *Store) DocumentFolder(page string, asFolder bool) (*Folder, error) {
 	if filepath.Base(page) != FolderEntry {
 		return nil, nil
 	}
 	dir := filepath.Dir(filepath.Clean(page))
-	if filepath.Dir(dir) == dir {
+	if !asFolder && !s.appPlace(dir) {
 		return nil, nil
 	}
-	if home, err := os.UserHomeDir(); err == nil && sameDir(home, dir) {
+	f, err := openAppFolder(dir)
+	if errors.Is(err, ErrNotAppFolder) || errors.Is(err, ErrFolderTooLarge) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrUnsupportedFile) {
 		return nil, nil
+	}
+	return f, err
+}
+
+// appPlace says whether dir lies below one of the store's roots (the workspace, the shelf, a sandbox
+// root), comparing real paths: a link in the workspace to ~/Downloads does not make Downloads an app.
+func (s *Store) appPlace(dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, r := range s.Scanned() {
+		root, err := filepath.EvalSymlinks(r.Path)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(root, real); err == nil && rel != "." && rel != ".." &&
+			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckAppFolder says why dir cannot be an app folder the person opens as one, or nil: it must hold an
+// index.html (a regular file), must not be the home folder or a file system root, and must be within
+// MaxFolderFiles and MaxFolderBytes (counted as a shelf copy counts, reading at most that many entries).
+func CheckAppFolder(dir string) error {
+	f, err := openAppFolder(dir)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openAppFolder opens dir as an app folder after CheckAppFolder's checks.
+func openAppFolder(dir string) (*Folder, error) {
+	dir = filepath.Clean(dir)
+	if filepath.Dir(dir) == dir {
+		return nil, fmt.Errorf("%w: %s is the root of a file system", ErrNotAppFolder, dir)
+	}
+	if home, err := os.UserHomeDir(); err == nil && sameDir(home, dir) {
+		return nil, fmt.Errorf("%w: %s is the home folder: its files are the person's", ErrNotAppFolder, dir)
 	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
+	if st, err := r.Stat(FolderEntry); err != nil || !st.Mode().IsRegular() {
+		r.Close()
+		return nil, fmt.Errorf("%w: %s has no %s", ErrNotAppFolder, dir, FolderEntry)
+	}
 	if _, err := planFolder(r); err != nil {
 		r.Close()
-		if errors.Is(err, ErrFolderTooLarge) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrUnsupportedFile) {
-			return nil, nil
-		}
 		return nil, err
 	}
 	return &Folder{root: r, path: dir}, nil

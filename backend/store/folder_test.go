@@ -369,17 +369,16 @@ func TestFolderBounds(t *testing.T) {
 }
 
 func TestDocumentFolder(t *testing.T) {
-	base := t.TempDir()
-	app := filepath.Join(base, "demo")
+	e := newEnv(t)
+	app := filepath.Join(e.base, "demo")
 	pizza(t, app)
-	write(t, filepath.Join(base, "loose.html"), page("Loose"))
-	f, err := DocumentFolder(filepath.Join(app, "index.html"))
+	write(t, filepath.Join(e.base, "loose.html"), page("Loose"))
+	s := e.open(t)
+	f, err := s.DocumentFolder(filepath.Join(app, "index.html"), true)
 	if err != nil || f == nil || f.Path() != app {
-		t.Fatalf("an opened index.html: %v %v", f, err)
+		t.Fatalf("a folder opened as an app: %v %v", f, err)
 	}
 	// Saved with its folder; the same name again is refused with nothing written.
-	e := newEnv(t)
-	s := e.open(t)
 	saved, err := s.SaveFolder("demo", f)
 	if err != nil || saved.AppID != "app_demo" || saved.Folder != filepath.Join(e.shelf, "demo") || saved.Title != "Pizza Oven" {
 		t.Fatalf("SaveFolder: %+v %v", saved, err)
@@ -392,16 +391,105 @@ func TestDocumentFolder(t *testing.T) {
 	wantErr(t, err, ErrNameTaken)
 	sameTree(t, before, tree(t, e.base))
 	f.Close()
-	// Not index.html, the home folder, a file system root, a folder over the bounds: nothing but itself.
-	t.Setenv("HOME", base)
-	write(t, filepath.Join(base, "index.html"), page("Home Index"))
+	// Not index.html, the home folder, a file system root, a folder over the bounds: nothing but itself,
+	// even opened as a folder.
+	t.Setenv("HOME", e.base)
+	write(t, filepath.Join(e.base, "index.html"), page("Home Index"))
 	write(t, filepath.Join(app, "big", "index.html"), page("Big"))
 	if err := sparse(filepath.Join(app, "big", "blob.bin"), MaxFolderFileBytes+1); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{filepath.Join(base, "loose.html"), filepath.Join(base, "index.html"), "/index.html", filepath.Join(app, "big", "index.html")} {
-		if f, err := DocumentFolder(p); f != nil || err != nil {
+	for _, p := range []string{filepath.Join(e.base, "loose.html"), filepath.Join(e.base, "index.html"), "/index.html", filepath.Join(app, "big", "index.html")} {
+		if f, err := s.DocumentFolder(p, true); f != nil || err != nil {
 			t.Errorf("DocumentFolder(%s) = %v, %v: want nothing but itself", p, f, err)
+		}
+	}
+}
+
+// An index.html the person opened owns its folder only where they made the folder an app: opened as a
+// folder, or below the workspace, the shelf or a sandbox root. From Downloads (issue 28, finding 5: the
+// page read bank-statement.csv beside it by guessing its name) it owns nothing but itself, also through
+// a link in the workspace that leads there.
+func TestDocumentFolderOwnership(t *testing.T) {
+	e := newEnv(t)
+	extra := filepath.Join(e.base, "homes")
+	downloads := filepath.Join(e.base, "Downloads")
+	testfs.Files(t, downloads, map[string]string{"index.html": page("Downloaded"), "bank-statement.csv": "date,amount\n"})
+	type owns struct{ asFile, asFolder bool }
+	places := map[string]owns{ // the index.html's folder → whether it owns it, opened as a file or as a folder
+		filepath.Join(e.ws, "pizza"):                     {true, true},
+		filepath.Join(e.ws, "pizza", "deeper"):           {true, true},
+		filepath.Join(e.shelf, "demo"):                   {true, true},
+		filepath.Join(e.sandboxes, "home1"):              {true, true},
+		filepath.Join(e.data, WrittenAppsDir, "written"): {true, true},
+		filepath.Join(extra, "home2", "sub"):             {true, true},
+		downloads:                                        {false, true},
+		filepath.Join(e.base, "Desktop", "game"):         {false, true},
+		// The workspace itself: its files are other apps' and the person's; as a folder, it holds a link
+		// that leaves it, which no app folder may.
+		e.ws: {false, false},
+	}
+	for dir := range places {
+		if dir != downloads {
+			pizza(t, dir)
+		}
+	}
+	if err := os.Symlink(downloads, filepath.Join(e.ws, "dl")); err != nil {
+		t.Fatal(err)
+	}
+	places[filepath.Join(e.ws, "dl")] = owns{false, true}
+	s := e.open(t, extra)
+	for dir, o := range places {
+		for _, asFolder := range []bool{false, true} {
+			f, err := s.DocumentFolder(filepath.Join(dir, FolderEntry), asFolder)
+			if err != nil {
+				t.Fatalf("DocumentFolder(%s, %v): %v", dir, asFolder, err)
+			}
+			want := o.asFile
+			if asFolder {
+				want = o.asFolder
+			}
+			if (f != nil) != want {
+				t.Errorf("DocumentFolder(%s, asFolder %v) owns its folder: %v, want %v", dir, asFolder, f != nil, want)
+			}
+			if f == nil {
+				continue
+			}
+			if dir == downloads {
+				// Opened as a folder on purpose, the folder is the app's: its files are served.
+				file, _, err := f.Open("bank-statement.csv")
+				if err != nil {
+					t.Errorf("the folder opened as an app cannot serve its own file: %v", err)
+				} else {
+					file.Close()
+				}
+			}
+			f.Close()
+		}
+	}
+}
+
+func TestCheckAppFolder(t *testing.T) {
+	e := newEnv(t)
+	t.Setenv("HOME", e.base)
+	write(t, filepath.Join(e.base, "index.html"), page("Home Index"))
+	write(t, filepath.Join(e.base, "loose", "a.html"), page("Loose"))
+	pizza(t, filepath.Join(e.base, "app"))
+	write(t, filepath.Join(e.base, "big", "index.html"), page("Big"))
+	if err := sparse(filepath.Join(e.base, "big", "blob.bin"), MaxFolderFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, filepath.Join(e.base, "dirindex", "index.html"))
+	for dir, want := range map[string]error{
+		filepath.Join(e.base, "app"):      nil,
+		filepath.Join(e.base, "loose"):    ErrNotAppFolder,
+		filepath.Join(e.base, "dirindex"): ErrNotAppFolder,
+		e.base:                            ErrNotAppFolder, // home
+		"/":                               ErrNotAppFolder,
+		filepath.Join(e.base, "big"):      ErrTooLarge,
+	} {
+		if err := CheckAppFolder(dir); !errors.Is(err, want) && !(want == nil && err == nil) {
+			t.Errorf("CheckAppFolder(%s) = %v, want %v", dir, err, want)
 		}
 	}
 }

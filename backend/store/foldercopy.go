@@ -25,6 +25,9 @@ var (
 	// ErrUnsupportedFile: a folder app holds something that is not a file or folder (a FIFO, a device, a
 	// link that leaves the folder or loops).
 	ErrUnsupportedFile = errors.New("unsupported-file")
+	// ErrNotAppFolder: a folder the person asked to open as an app cannot be one (no index.html, the home
+	// folder, a file system root).
+	ErrNotAppFolder = errors.New("not-an-app-folder")
 )
 
 // folderPlan is what a copy of a folder will hold, walked before anything is written.

@@ -22,6 +22,70 @@ func webmcpCases(t *testing.T, p page, s *server, chromium bool) {
 	t.Run("capabilities", func(t *testing.T) { caseCapabilities(t, p) })
 	t.Run("model context", func(t *testing.T) { caseModelContext(t, p) })
 	t.Run("download by navigation", func(t *testing.T) { caseBlobNavigation(t, p, chromium) })
+	t.Run("an app cannot raise itself", func(t *testing.T) { caseAppCannotRaiseItself(t, p, s) })
+}
+
+// caseAppCannotRaiseItself (issue 28, finding 6): Raiser takes its own connection to the bridge and posts,
+// every 250 ms, the notice the SDK sends when the assistant fills in a form ("your bank transfer"). Before,
+// that brought the minimised app back within a second, marked focused, with the false line "The assistant
+// filled in the form “your bank transfer”". Now a form notice counts only during a call to that form's
+// tool from a caller: minimised, Raiser stays minimised, unfocused and silent about forms (while a notice
+// of its that the room does show, its alert, proves its posts arrive), and a real call to its form still
+// brings it up with the notice.
+func caseAppCannotRaiseItself(t *testing.T, p page, s *server) {
+	app := launch(t, p, "raiser.html")
+	id := app.AppID
+	waitNotice(t, p, id, "raiser is posting") // the control: the page's own posts reach the room
+	type view struct{ Hidden, Focused, Marked bool }
+	look := func() view {
+		t.Helper()
+		var v view
+		eval(t, p, &v, `const w = document.querySelector('.mini-app-window[data-app-id=' + %[1]s + ']');
+			const tab = [...document.querySelectorAll("#window-list button")].find((b) => b.dataset.appId === %[1]s);
+			return {hidden: w.hidden, focused: w.classList.contains("focused"), marked: !!tab && tab.classList.contains("minimised")};`, js(id))
+		return v
+	}
+	eval(t, p, nil, `document.querySelector('.mini-app-window[data-app-id=' + %s + '] .mini-app-min').click();`, js(id))
+	if v := look(); !v.Hidden || v.Focused || !v.Marked {
+		t.Fatalf("minimised: %+v", v)
+	}
+	// Let it post at least twelve more (three seconds of its 250 ms loop), counted by the page itself.
+	sent := func() int {
+		t.Helper()
+		var st struct {
+			Sent      int  `json:"sent"`
+			Connected bool `json:"connected"`
+		}
+		o := callTool(t, p, id, "sent", map[string]any{})
+		wantOK(t, "sent", o, "")
+		_ = json.Unmarshal(o.Result, &st)
+		if !st.Connected {
+			t.Fatalf("the page has no connection to post on: %s", o.Result)
+		}
+		return st.Sent
+	}
+	from := sent()
+	for deadline := time.Now().Add(30 * time.Second); sent() < from+12; time.Sleep(250 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the page did not post 12 notices in 30 s")
+		}
+	}
+	if v := look(); !v.Hidden || v.Focused || !v.Marked {
+		t.Errorf("after %d forged form notices the app is %+v, want still minimised and unfocused", sent()-from, v)
+	}
+	if n := notices(t, p, id); strings.Contains(n, "filled in the form") {
+		t.Errorf("a forged notice shows: %s", n)
+	}
+	// A real call to its form tool from a caller (Go's, as a model's or an MCP client's): the app comes up.
+	wantOK(t, "transfer", goCall(t, s, id, "transfer", json.RawMessage(`{"amount":25}`)), "")
+	waitNotice(t, p, id, "The assistant filled in the form “transfer”")
+	if v := look(); v.Hidden || !v.Focused || v.Marked {
+		t.Errorf("after a real call to its form the app is %+v, want in front", v)
+	}
+	if n := notices(t, p, id); strings.Contains(n, "your bank transfer") {
+		t.Errorf("a forged notice shows beside the real one: %s", n)
+	}
+	closeApp(t, p, id)
 }
 
 // caseModelContext: the imperative API as a page written for the draft or Chrome's early preview uses it

@@ -18,6 +18,7 @@ export const TEXT = {
   "file-too-large": { say: "The file is too large for a mini-app. Pick a smaller one." },
   "folder-too-large": { say: "The app's folder is too large to copy to the shelf. Remove what it does not need, then try again." },
   "unsupported-file": { say: "The app's folder holds a kind of file Voicebox does not serve. Remove it, then try again." },
+  "not-an-app-folder": { say: "That folder cannot open as an app: pick the folder that holds the app's index.html (not your home folder or a whole disk)." },
   "no-shelf": { say: "There is no shelf folder to save to. Check the data folder (Help › About)." },
   "not-html": { say: "Only .html pages open as mini-apps." },
   "document-not-found": { say: "That file is no longer open here. Open it again." },

@@ -22,7 +22,10 @@ export function notice(app, text) {
 const quote = (s) => `“${String(s).length > 200 ? String(s).slice(0, 200) + "…" : s}”`;
 
 // appNotice shows a notice the app's page caused (through the bridge), with what the page was answered.
+// Only a form the assistant filled in raises the app, and only while a caller's call to it runs: the
+// bridge passes that notice only then (issue 28), and the room checks again that it has a call in flight.
 export function appNotice(app, kind, text) {
+  if (kind === "form" && !app.pending?.size) return;
   const said = {
     alert: () => `${app.title} says: ${quote(text)}`,
     confirm: () => `${app.title} asked: ${quote(text)}. It was answered Cancel: a mini-app cannot open dialogs.`,
@@ -95,7 +98,7 @@ export async function copyForApp(app, text) {
 // needs them: its window comes to the front with a visible mark. The keyboard stays where it is until the
 // person clicks into the app.
 export function needsYou(app, on) {
-  if (!app.win) return;
+  if (!app.win || (on && !app.pending?.size)) return; // the bridge ties it to a call in flight; so does the room
   app.win.el.classList.toggle("needs-you", on);
   const bar = app.win.el.querySelector(".mini-app-bar");
   let badge = bar && bar.querySelector(".mini-app-needs-you");

@@ -41,6 +41,18 @@ export async function openAll(subjects, by = "person") {
   return true;
 }
 
+// reopenOffered opens an app the watchdog left to the person (the person's launch lifts the watchdog's hold
+// on it); the notice with the other buttons stays.
+async function reopenOffered(o) {
+  try {
+    const r = await launch(o.request, { by: "person" });
+    logActivity("you", "launch", o.title, `${r.appId}: reopened after the watchdog stopped`);
+  } catch (err) {
+    notifyError(err, { doing: `${o.title} did not open`, title: o.title });
+  }
+  return true;
+}
+
 // After the desktop restarted a hung web process, the reloaded room asks what happened: it shows the
 // notices and reopens the apps of the plan one after the other, leaving the one closed closed. When the
 // watchdog does not know which app stopped the room, the plan paces them (probationMs after each is ready)
@@ -50,7 +62,14 @@ export async function recoverAtBoot() {
   let plan;
   try { plan = await call("RoomService.Recovery", roomId); } catch { return; }
   if (!plan || !plan.recovered) return;
-  for (const n of plan.notices || []) notify(n, "error");
+  // The apps the watchdog did not reopen itself (the web process kept failing): a button for each on the
+  // last notice, which stays until dismissed. The person's click is the only launch that reopens them.
+  const offer = (plan.offer || []).map((o) => ({
+    label: `Reopen ${o.title}`, id: `watchdog-reopen-${o.appId}`,
+    run: () => reopenOffered(o),
+  }));
+  const notices = plan.notices || [];
+  notices.forEach((n, i) => notify(n, "error", i === notices.length - 1 && offer.length ? { actions: offer, sticky: true } : {}));
   logActivity("Voicebox", "watchdog", plan.reason, plan.closed ? `closed ${plan.closed.title} (${plan.why})` : "restarted", true);
   let reopened = 0;
   const failed = [];

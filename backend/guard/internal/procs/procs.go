@@ -193,3 +193,21 @@ func MainThreadCPU(pid int) (time.Duration, bool) {
 	}
 	return time.Duration(u+k) * 10 * time.Millisecond, true
 }
+
+// Resident is how much of pid's memory is in RAM now (its resident set, bytes): /proc/<pid>/statm's second
+// field, in pages.
+func Resident(pid int) (int64, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "statm"))
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
+}

@@ -94,3 +94,32 @@ func TestWaitWatch(t *testing.T) {
 		t.Error("a starved spinning child does not wait for the machine")
 	}
 }
+
+// A child that fills 64 MiB of its memory holds that much more in RAM than one that does not (the watchdog
+// tells the person how much the web process held before it failed: backend/recovery).
+func TestResident(t *testing.T) {
+	small := exec.Command("sleep", "30")
+	// The shell keeps 64 MiB in a variable, then says so.
+	big := exec.Command("sh", "-c", `x=$(head -c 67108864 /dev/zero | tr '\0' 'x'); echo ready; sleep 30`)
+	out, err := big.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*exec.Cmd{small, big} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	}
+	if _, err := out.Read(make([]byte, 6)); err != nil {
+		t.Fatal(err)
+	}
+	s, ok1 := Resident(small.Process.Pid)
+	b, ok2 := Resident(big.Process.Pid)
+	if !ok1 || !ok2 || s <= 0 || b < s+60<<20 {
+		t.Fatalf("resident: sleep %d (%v), the shell holding 64 MiB %d (%v)", s, ok1, b, ok2)
+	}
+	if _, ok := Resident(1 << 30); ok {
+		t.Error("a process that does not exist has a resident set")
+	}
+}
