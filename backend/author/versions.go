@@ -355,22 +355,11 @@ func (w *Workshop) Current(slug string) ([]byte, error) {
 func (w *Workshop) Revert(slug string) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	a, err := w.open(slug, false)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("%w: %s has no versions", ErrNoEarlierVersion, slug)
-	}
+	a, page, list, err := w.history(slug, ErrNoEarlierVersion)
 	if err != nil {
 		return 0, err
 	}
 	defer a.close()
-	page, err := a.keepFound()
-	if err != nil {
-		return 0, err
-	}
-	list, err := a.readIndex()
-	if err != nil {
-		return 0, err
-	}
 	if len(list) == 0 {
 		return 0, fmt.Errorf("%w: %s has no versions", ErrNoEarlierVersion, slug)
 	}
@@ -387,28 +376,37 @@ func (w *Workshop) Revert(slug string) (int, error) {
 	return 0, fmt.Errorf("%w: %s", ErrNoEarlierVersion, slug)
 }
 
+// history opens slug's app for going back: the page's hash as it is now (kept as a found version if it
+// changed outside), and the version list. An app with no versions is none (w.mu is held).
+func (w *Workshop) history(slug string, none error) (a *app, page string, list []VersionInfo, err error) {
+	a, err = w.open(slug, false)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "", nil, fmt.Errorf("%w: %s has no versions", none, slug)
+	}
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if page, err = a.keepFound(); err == nil {
+		list, err = a.readIndex()
+	}
+	if err != nil {
+		a.close()
+		return nil, "", nil, err
+	}
+	return a, page, list, nil
+}
+
 // Restore makes kept version n current again, written as a new version (source "restore"); when n's
 // content is already the page, nothing is written and n is returned. ErrNoVersion when
 // n is not kept.
 func (w *Workshop) Restore(slug string, n int) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	a, err := w.open(slug, false)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("%w: %s has no versions", ErrNoVersion, slug)
-	}
+	a, page, list, err := w.history(slug, ErrNoVersion)
 	if err != nil {
 		return 0, err
 	}
 	defer a.close()
-	page, err := a.keepFound()
-	if err != nil {
-		return 0, err
-	}
-	list, err := a.readIndex()
-	if err != nil {
-		return 0, err
-	}
 	for _, v := range list {
 		if v.Number != n {
 			continue

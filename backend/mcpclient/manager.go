@@ -618,26 +618,17 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	if from.IsView() && from.View != server {
 		return nil, refusal(CodeCrossServer, "", "a view of %q may call only %q's own tools, not %q's", from.View, from.View, server)
 	}
-	m.mu.Lock()
-	s, ok := m.servers[server]
-	if !ok {
-		m.mu.Unlock()
-		return nil, refusal(CodeServerUnknown, "", "no MCP server %q", server)
+	cs, tools, r := m.ready(server)
+	if r != nil {
+		return nil, r
 	}
-	if s.state != StateReady || s.session == nil {
-		st := m.statusLocked(s)
-		m.mu.Unlock()
-		return nil, notReady(st)
-	}
-	cs := s.session
 	var t *Tool
-	for _, x := range s.tools {
+	for _, x := range tools {
 		if x.Name == tool {
 			t = x
 			break
 		}
 	}
-	m.mu.Unlock()
 	if t == nil {
 		return nil, refusal(toolcontract.CodeUnknownTool, "", "%q has no tool %q", server, tool)
 	}
@@ -663,6 +654,20 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	return res, nil
 }
 
+// ready returns a ready server's session and tools, or why a request to it cannot be made.
+func (m *Manager) ready(server string) (*mcp.ClientSession, []*Tool, *toolcontract.Refusal) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[server]
+	if !ok {
+		return nil, nil, refusal(CodeServerUnknown, "", "no MCP server %q", server)
+	}
+	if s.state != StateReady || s.session == nil {
+		return nil, nil, notReady(m.statusLocked(s))
+	}
+	return s.session, s.tools, nil
+}
+
 // ReadResource reads the view uri of server (resources/read): a ui:// resource of text/html;profile=mcp-app,
 // its HTML from text or a base64 blob, at most MaxViewBytes, with its _meta.ui (from the content, else
 // from the resource's resources/list entry). A view of another server is the caller's to refuse
@@ -671,19 +676,10 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*View, 
 	if !strings.HasPrefix(uri, "ui://") {
 		return nil, refusal(CodeViewInvalid, "", "%q is not a ui:// view", display.Text(uri, 200))
 	}
-	m.mu.Lock()
-	s, ok := m.servers[server]
-	if !ok {
-		m.mu.Unlock()
-		return nil, refusal(CodeServerUnknown, "", "no MCP server %q", server)
+	cs, _, r := m.ready(server)
+	if r != nil {
+		return nil, r
 	}
-	if s.state != StateReady || s.session == nil {
-		st := m.statusLocked(s)
-		m.mu.Unlock()
-		return nil, notReady(st)
-	}
-	cs := s.session
-	m.mu.Unlock()
 	ctx, cancel := m.bound(ctx)
 	defer cancel()
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})

@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +10,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/voicebox/voicebox/backend/author"
-	"github.com/voicebox/voicebox/backend/author/codemodel"
+	"github.com/voicebox/voicebox/backend/author/authortest"
 	"github.com/voicebox/voicebox/backend/author/codemodel/codemodeltest"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
-	"github.com/voicebox/voicebox/backend/store"
 	"github.com/voicebox/voicebox/backend/verbs"
 )
 
@@ -27,26 +24,9 @@ const dicePage = "<!doctype html>\n<html><head><title>Dice</title></head>\n<body
 // app with the tool roll.
 func startAuthoring(t *testing.T) (*harness, *codemodeltest.Server) {
 	t.Helper()
-	data := filepath.Join(t.TempDir(), "data")
-	if err := os.MkdirAll(data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(store.Roots{Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := author.OpenWorkshop(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := codemodeltest.NewOpenAI(t)
+	var code *codemodeltest.Server
 	h := startWith(t, 0, nil, func(h *harness, o *Options) {
-		a := author.New(author.Config{Workshop: ws, Room: h.reg, Library: st, Bus: h.bus, CheckWindow: 10 * time.Millisecond,
-			Model: func() (codemodel.Client, error) {
-				return codemodel.New(codemodel.Config{Provider: codemodel.ProviderOpenAI, Key: "sk-test", BaseURL: code.URL})
-			}})
-		t.Cleanup(a.Close)
-		o.Author = a
+		o.Author, code = authortest.New(t, h.reg, h.bus, "sk-test")
 	})
 	h.room.Add(registrytest.App{AppID: "page_dice", Title: "Dice", Slug: "dice",
 		Tools: []string{`{"name":"roll","description":"Roll the die","parameters":{"type":"object","properties":{}}}`},

@@ -137,7 +137,12 @@ func (m *Manager) SetEnabled(on bool) (Status, error) {
 // RotateToken replaces the bearer token; a running server restarts with the new one (its clients must
 // be reconfigured, which is the point).
 func (m *Manager) RotateToken() (Status, error) {
-	if _, err := m.o.Settings.Update(func(v *settings.Values) { v.MCPToken = settings.NewToken() }); err != nil {
+	return m.change(func(v *settings.Values) { v.MCPToken = settings.NewToken() })
+}
+
+// change saves a setting of the door and, if the server runs, starts it again with it.
+func (m *Manager) change(set func(*settings.Values)) (Status, error) {
+	if _, err := m.o.Settings.Update(set); err != nil {
 		return m.Status(), err
 	}
 	m.mu.Lock()
@@ -162,19 +167,7 @@ func (m *Manager) SetPort(port int) (Status, error) {
 	if _, fixedBy := m.addr(); fixedBy != "" {
 		return m.Status(), fmt.Errorf("mcp: %s decides the port for this run", fixedBy)
 	}
-	if _, err := m.o.Settings.Update(func(v *settings.Values) { v.MCPPort = port }); err != nil {
-		return m.Status(), err
-	}
-	m.mu.Lock()
-	var err error
-	if m.srv != nil {
-		m.stopLocked()
-		err = m.startLocked()
-	}
-	st := m.statusLocked()
-	m.mu.Unlock()
-	m.publish(st)
-	return st, err
+	return m.change(func(v *settings.Values) { v.MCPPort = port })
 }
 
 // Status reports the switch, the URL, the token and the connected clients.

@@ -2,17 +2,13 @@ package voice_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/voicebox/voicebox/backend/author"
-	"github.com/voicebox/voicebox/backend/author/codemodel"
+	"github.com/voicebox/voicebox/backend/author/authortest"
 	"github.com/voicebox/voicebox/backend/author/codemodel/codemodeltest"
 	"github.com/voicebox/voicebox/backend/registry/registrytest"
-	"github.com/voicebox/voicebox/backend/store"
 	"github.com/voicebox/voicebox/backend/voice"
 	"github.com/voicebox/voicebox/backend/voice/voicetest"
 )
@@ -29,26 +25,9 @@ const chessClockPage = "<!doctype html>\n<html><head><title>Chess clock</title><
 // fake that answers chessClockPage, and the room double, which opens the written app as chessClock.
 func authorRig(t *testing.T, provider string) *rig {
 	t.Helper()
-	data := filepath.Join(t.TempDir(), "data")
-	if err := os.MkdirAll(data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(store.Roots{Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := author.OpenWorkshop(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := codemodeltest.NewOpenAI(t)
-	code.Queue(codemodeltest.Text("```html\n" + chessClockPage + "```"))
 	return newRigWith(t, provider, func(r *rig, cfg *voice.Config) {
-		a := author.New(author.Config{Workshop: ws, Room: r.reg, Library: st, Bus: r.bus, CheckWindow: 10 * time.Millisecond,
-			Model: func() (codemodel.Client, error) {
-				return codemodel.New(codemodel.Config{Provider: codemodel.ProviderOpenAI, Key: testKey, BaseURL: code.URL})
-			}})
-		t.Cleanup(a.Close)
+		a, code := authortest.New(t, r.reg, r.bus, testKey)
+		code.Queue(codemodeltest.Text("```html\n" + chessClockPage + "```"))
 		cfg.Author = a
 	}, chessClock)
 }

@@ -153,7 +153,7 @@ type Config struct {
 	// Servers are the person's MCP servers: their model-visible tools are declared beside the apps' (named
 	// mcp_<server>__<tool>: docs/mcp-apps.md) and called through it. nil: none.
 	Servers *mcpclient.Manager
-	Getenv   func(string) string
+	Getenv  func(string) string
 	// Backoff is the wait before reconnect attempt n (1-based). Default: 250 ms doubling to 8 s, ±20%.
 	Backoff      func(attempt int) time.Duration
 	MaxAttempts  int           // reconnect attempts before giving up; default 8

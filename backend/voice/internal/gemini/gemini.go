@@ -342,13 +342,7 @@ func (d *Driver) Late(callID, name, text string, res upstream.Result, sameConn b
 			"id": callID, "name": name, "response": resp, "willContinue": false, "scheduling": "WHEN_IDLE",
 		}}}})
 	}
-	d.mu.Lock()
-	d.turnActive = true
-	d.mu.Unlock()
-	return d.l.Send(map[string]any{"clientContent": map[string]any{
-		"turns":        []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": text}}}},
-		"turnComplete": true,
-	}})
+	return d.Text(text)
 }
 
 // runCalls runs one toolCall's function calls in order and answers those not cancelled in one
